@@ -1,0 +1,51 @@
+# The two entry points are `make demo` and `make test`; both bootstrap what they need.
+SHELL := /bin/bash
+JOBS ?= $(shell nproc)
+VENV_PY := .venv/bin/python
+
+.PHONY: deps build test unit-test system-test asan-test tsan-test sanitize-test model-check \
+        bench format format-check clean
+
+deps:
+	@scripts/install-deps.sh
+
+build: deps
+	cmake --preset dev >/dev/null
+	cmake --build --preset dev -j $(JOBS)
+
+unit-test: build
+	ctest --preset dev -j $(JOBS)
+
+model-check: deps
+	model/run.sh
+
+system-test: build
+	scripts/run-pytest.sh
+
+test: unit-test model-check system-test
+
+asan-test: deps
+	cmake --preset asan >/dev/null
+	cmake --build --preset asan -j $(JOBS)
+	ctest --preset asan -j $(JOBS) -LE system
+
+tsan-test: deps
+	cmake --preset tsan >/dev/null
+	cmake --build --preset tsan -j $(JOBS)
+	ctest --preset tsan -j $(JOBS) -LE system
+
+sanitize-test: asan-test tsan-test
+
+bench: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
+	scripts/run-bench.sh
+
+format:
+	git ls-files '*.cpp' '*.hpp' | xargs clang-format -i
+
+format-check:
+	git ls-files '*.cpp' '*.hpp' | xargs clang-format --dry-run --Werror
+
+clean:
+	rm -rf build

@@ -1,0 +1,10 @@
+# Applied to every target so that the instrumented runtime sees all of our code.
+if(IC_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
+elseif(IC_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT IC_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "IC_SANITIZE must be '', 'address' or 'thread', not '${IC_SANITIZE}'")
+endif()

@@ -1,0 +1,106 @@
+#include "adapters/memory/in_memory_store.hpp"
+
+namespace ic::memory {
+
+using idem::ClaimOutcome;
+using idem::ClaimRecord;
+using idem::ClaimState;
+using idem::WriteOutcome;
+
+std::int64_t InMemoryIdempotencyStore::expiry_after(idem::Instant now) const {
+  return std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch() + retention_)
+      .count();
+}
+
+std::expected<idem::ClaimResult, idem::StoreError> InMemoryIdempotencyStore::claim(
+    const idem::ClaimRequest& request) {
+  std::lock_guard lock(mutex_);
+  auto it = records_.find(request.key);
+  if (it != records_.end() && !idem::claim_allowed(it->second, request)) {
+    return idem::ClaimResult{idem::classify_refusal(it->second, request.payload_hash), it->second};
+  }
+  if (it == records_.end()) {
+    it = records_.emplace(request.key, ClaimRecord{.key = request.key, .created_at = request.now})
+             .first;
+  }
+  ClaimRecord& record = it->second;
+  record.state = ClaimState::InProgress;
+  record.lease_until = request.now + request.lease;
+  record.claim_token = request.token;
+  record.fence += 1;
+  record.owner = request.owner;
+  record.payload_hash = request.payload_hash;
+  record.updated_at = request.now;
+  record.expires_at_epoch_seconds = expiry_after(request.now);
+  return idem::ClaimResult{ClaimOutcome::Acquired, record};
+}
+
+ClaimRecord* InMemoryIdempotencyStore::held_by(std::string_view key, std::string_view token) {
+  auto it = records_.find(key);
+  if (it == records_.end()) return nullptr;
+  ClaimRecord& record = it->second;
+  return record.state == ClaimState::InProgress && record.claim_token == token ? &record : nullptr;
+}
+
+WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_view token,
+                                              ClaimState state, const std::string& status,
+                                              const std::string& reason,
+                                              const std::string& result_ref, idem::Instant now) {
+  ClaimRecord* record = held_by(key, token);
+  if (record == nullptr) {
+    auto it = records_.find(key);
+    const bool own_earlier_write = it != records_.end() && it->second.state == state &&
+                                   it->second.claim_token == token && it->second.status == status;
+    return own_earlier_write ? WriteOutcome::Written : WriteOutcome::Fenced;
+  }
+  record->state = state;
+  record->status = status;
+  record->failure_reason = reason;
+  record->result_ref = result_ref;
+  record->updated_at = now;
+  record->completed_at = now;
+  record->expires_at_epoch_seconds = expiry_after(now);
+  return WriteOutcome::Written;
+}
+
+std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::complete(
+    std::string_view key, std::string_view token, const idem::Completion& completion,
+    idem::Instant now) {
+  std::lock_guard lock(mutex_);
+  return finish(key, token, ClaimState::Done, completion.status, "", completion.result_ref, now);
+}
+
+std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::fail(
+    std::string_view key, std::string_view token, const idem::Failure& failure,
+    idem::Instant now) {
+  std::lock_guard lock(mutex_);
+  return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
+}
+
+std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::extend(
+    std::string_view key, std::string_view token, idem::Instant new_lease_until) {
+  std::lock_guard lock(mutex_);
+  ClaimRecord* record = held_by(key, token);
+  if (record == nullptr) return WriteOutcome::Fenced;
+  record->lease_until = new_lease_until;
+  return WriteOutcome::Written;
+}
+
+std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::release(
+    std::string_view key, std::string_view token) {
+  std::lock_guard lock(mutex_);
+  ClaimRecord* record = held_by(key, token);
+  if (record == nullptr) return WriteOutcome::Fenced;
+  record->lease_until = idem::Instant{};
+  return WriteOutcome::Written;
+}
+
+std::expected<std::optional<ClaimRecord>, idem::StoreError> InMemoryIdempotencyStore::get(
+    std::string_view key) {
+  std::lock_guard lock(mutex_);
+  auto it = records_.find(key);
+  if (it == records_.end()) return std::nullopt;
+  return it->second;
+}
+
+}  // namespace ic::memory

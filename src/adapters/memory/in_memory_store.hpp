@@ -1,0 +1,50 @@
+// The reference IdempotencyStore: DESIGN.md §3's conditions evaluated under one mutex.
+// Every other store must pass the same contract suite (tests/unit/idempotency/store_contract.hpp).
+#pragma once
+
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <string>
+
+#include "idempotency/idempotency_store.hpp"
+
+namespace ic::memory {
+
+// Thread-safety: all methods may be called concurrently; one mutex makes each call atomic,
+// which is exactly the per-item atomicity DynamoDB gives a conditional write.
+class InMemoryIdempotencyStore final : public idem::IdempotencyStore {
+ public:
+  explicit InMemoryIdempotencyStore(std::chrono::seconds retention) : retention_(retention) {}
+
+  [[nodiscard]] std::expected<idem::ClaimResult, idem::StoreError> claim(
+      const idem::ClaimRequest& request) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> complete(
+      std::string_view key, std::string_view token, const idem::Completion& completion,
+      idem::Instant now) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> fail(
+      std::string_view key, std::string_view token, const idem::Failure& failure,
+      idem::Instant now) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> extend(
+      std::string_view key, std::string_view token, idem::Instant new_lease_until) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> release(
+      std::string_view key, std::string_view token) override;
+  [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, idem::StoreError> get(
+      std::string_view key) override;
+
+ private:
+  // The record our token still holds, or nullptr when the caller is fenced.
+  idem::ClaimRecord* held_by(std::string_view key, std::string_view token);
+  // Final write shared by complete and fail. A retry that finds the very write it asked for,
+  // under its own token, succeeds: its first response was lost, not fenced.
+  idem::WriteOutcome finish(std::string_view key, std::string_view token, idem::ClaimState state,
+                            const std::string& status, const std::string& reason,
+                            const std::string& result_ref, idem::Instant now);
+  std::int64_t expiry_after(idem::Instant now) const;
+
+  const std::chrono::seconds retention_;
+  std::mutex mutex_;
+  std::map<std::string, idem::ClaimRecord, std::less<>> records_;  // guarded by mutex_
+};
+
+}  // namespace ic::memory

@@ -1,0 +1,26 @@
+// Decodes and validates a ChargeDueEvent v1 message body (DESIGN.md §5). Anything it refuses
+// becomes INVALID_MESSAGE with the field and the rule as failureDetail; it never throws and
+// never crashes on hostile input.
+//
+//   auto event = decode_charge_due_event(body);
+//   if (!event) dead_letter("INVALID_MESSAGE", event.error().detail());
+#pragma once
+
+#include <cstddef>
+#include <expected>
+#include <string_view>
+
+#include "domain/charge.hpp"
+#include "domain/validation_error.hpp"
+
+namespace ic::application {
+
+inline constexpr std::size_t kMaxBodyBytes = 1024 * 1024;
+inline constexpr int kSchemaVersion = 1;
+// Deeper nesting is refused before it can cost stack or memory; a valid event has depth 1.
+inline constexpr std::size_t kMaxNestingDepth = 32;
+
+[[nodiscard]] std::expected<charge::Charge, charge::ValidationError> decode_charge_due_event(
+    std::string_view body);
+
+}  // namespace ic::application

@@ -1,0 +1,15 @@
+// SHA-256 (lower-case hex) of a charge's canonical form: independent of JSON key order and
+// whitespace, so a producer retry with a reformatted body is still recognised as the same.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "domain/charge.hpp"
+
+namespace ic::application {
+
+[[nodiscard]] std::string sha256_hex(std::string_view data);
+[[nodiscard]] std::string payload_hash(const charge::Charge& charge);
+
+}  // namespace ic::application

@@ -1,0 +1,30 @@
+// The domain result recorded when a charge is final (the record's `status` attribute).
+#pragma once
+
+#include <string_view>
+
+namespace ic::charge {
+
+enum class ChargeStatus { Debited, DebitedNotificationFailed, FailedPermanent };
+
+[[nodiscard]] constexpr std::string_view to_string(ChargeStatus status) {
+  switch (status) {
+    case ChargeStatus::Debited:
+      return "DEBITED";
+    case ChargeStatus::DebitedNotificationFailed:
+      return "DEBITED_NOTIFICATION_FAILED";
+    case ChargeStatus::FailedPermanent:
+      return "FAILED_PERMANENT";
+  }
+  return "UNKNOWN";
+}
+
+// The DLQ failureReason values of DESIGN.md §5.
+namespace dlq_reason {
+inline constexpr std::string_view kInvalidMessage = "INVALID_MESSAGE";
+inline constexpr std::string_view kPayloadMismatch = "PAYLOAD_MISMATCH";
+inline constexpr std::string_view kPermanentDebitFailure = "PERMANENT_DEBIT_FAILURE";
+inline constexpr std::string_view kPreviouslyFailed = "PREVIOUSLY_FAILED";
+}  // namespace dlq_reason
+
+}  // namespace ic::charge

@@ -1,0 +1,60 @@
+// The charge domain's outbound ports: the bank's debit, the customer notification and a source
+// of claim tokens. Adapters implement them; tests use plain fakes.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "domain/charge.hpp"
+
+namespace ic::charge {
+
+struct Debited {
+  std::string debit_ref;  // the bank's transaction id
+  bool replayed = false;  // the bank answered an earlier debit with this key (no money moved)
+};
+struct DebitRejected {  // a business refusal: final for this charge
+  std::string code;     // e.g. INSUFFICIENT_FUNDS, ACCOUNT_CLOSED, IDEMPOTENCY_KEY_CONFLICT
+};
+struct DebitUnavailable {  // 5xx, timeout, connection: the outcome is unknown, retry is safe
+  std::string detail;
+};
+using DebitResult = std::variant<Debited, DebitRejected, DebitUnavailable>;
+
+// Debits a customer's account through core banking.
+// Contract: the bank applies at most one debit per idempotency key and answers a repeated key
+// with the original result; that is what makes a retry after a crash or timeout safe.
+// Thread-safety: debit() is called concurrently from every worker.
+class AccountDebitPort {
+ public:
+  virtual ~AccountDebitPort() = default;
+  [[nodiscard]] virtual DebitResult debit(const Charge& charge,
+                                          std::string_view idempotency_key) = 0;
+};
+
+struct NotificationSent {};
+struct NotificationFailed {
+  std::string detail;
+};
+using NotificationResult = std::variant<NotificationSent, NotificationFailed>;
+
+// Tells the customer about a debit. Best effort: a failure is recorded, never retried by
+// debiting again. Thread-safety: notify() is called concurrently from every worker.
+class NotificationPort {
+ public:
+  virtual ~NotificationPort() = default;
+  [[nodiscard]] virtual NotificationResult notify(const Charge& charge,
+                                                  std::string_view debit_ref,
+                                                  std::string_view idempotency_key) = 0;
+};
+
+// Unpredictable claim tokens: a token that another worker could guess would defeat fencing.
+// Thread-safety: next() is called concurrently from every worker.
+class TokenSource {
+ public:
+  virtual ~TokenSource() = default;
+  [[nodiscard]] virtual std::string next() = 0;
+};
+
+}  // namespace ic::charge

@@ -1,0 +1,16 @@
+// Why a value was refused: the field and the rule, worded for the DLQ's failureDetail.
+#pragma once
+
+#include <string>
+
+namespace ic::charge {
+
+struct ValidationError {
+  std::string field;
+  std::string rule;
+
+  [[nodiscard]] std::string detail() const { return field + ": " + rule; }
+  friend bool operator==(const ValidationError&, const ValidationError&) = default;
+};
+
+}  // namespace ic::charge

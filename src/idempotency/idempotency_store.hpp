@@ -1,0 +1,76 @@
+// The IdempotencyStore port: every write is one atomic conditional request (DESIGN.md §3).
+//
+//   auto claimed = store.claim({.key = "CHG-1", .payload_hash = h, .token = t, .owner = me,
+//                               .now = clock.now(), .lease = 60s});
+//   if (claimed && claimed->outcome == ClaimOutcome::Acquired) { /* effect */
+//     (void)store.complete("CHG-1", t, {.status = "DEBITED", .result_ref = ref}, clock.now()); }
+#pragma once
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "idempotency/claim_record.hpp"
+#include "idempotency/store_error.hpp"
+
+namespace ic::idem {
+
+struct Completion {
+  std::string status;      // e.g. DEBITED
+  std::string result_ref;  // e.g. the bank's debitId; may be empty
+};
+
+struct Failure {
+  std::string status;  // e.g. FAILED_PERMANENT
+  std::string reason;  // machine code, e.g. INSUFFICIENT_FUNDS
+};
+
+enum class WriteOutcome {
+  Written,  // the write took effect (or a retried write finds its own earlier success)
+  Fenced,   // the caller no longer holds the claim; nothing was written
+};
+
+[[nodiscard]] std::string_view to_string(WriteOutcome outcome);
+
+// Thread-safety: every method is safe to call concurrently from any number of threads and
+// processes; atomicity per key is the store's job (a conditional write), never the caller's.
+// Ownership: the store owns no caller data; string_views need only live for the call.
+// Retention: records expire `retention` after their last write (configured per store).
+class IdempotencyStore {
+ public:
+  virtual ~IdempotencyStore() = default;
+
+  // Upsert that succeeds iff attribute_not_exists(pk) OR (state = IN_PROGRESS AND
+  // payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); a success sets
+  // IN_PROGRESS, the new token/owner/lease and increments `fence`. A refusal is not an error:
+  // it comes back as a duplicate outcome with the refusing record.
+  [[nodiscard]] virtual std::expected<ClaimResult, StoreError> claim(
+      const ClaimRequest& request) = 0;
+
+  // state = IN_PROGRESS AND claimToken = :token -> DONE with the completion.
+  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> complete(
+      std::string_view key, std::string_view token, const Completion& completion,
+      Instant now) = 0;
+
+  // state = IN_PROGRESS AND claimToken = :token -> FAILED with the failure.
+  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> fail(std::string_view key,
+                                                                     std::string_view token,
+                                                                     const Failure& failure,
+                                                                     Instant now) = 0;
+
+  // Heartbeat: state = IN_PROGRESS AND claimToken = :token -> leaseUntil = new_lease_until.
+  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> extend(
+      std::string_view key, std::string_view token, Instant new_lease_until) = 0;
+
+  // Gives a claim up after a transient failure (leaseUntil = 0) so a redelivery can reclaim at
+  // once. Same condition as extend.
+  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> release(
+      std::string_view key, std::string_view token) = 0;
+
+  // Strongly consistent read; nullopt when the key was never claimed (or has expired).
+  [[nodiscard]] virtual std::expected<std::optional<ClaimRecord>, StoreError> get(
+      std::string_view key) = 0;
+};
+
+}  // namespace ic::idem
