@@ -52,6 +52,7 @@ class EventSax final : public nlohmann::json_sax<nlohmann::json> {
     return scalar(RawValue::Kind::Other);
   }
   bool string(string_t& value) override {
+    if (containers_.empty()) return refuse({"body", "must be a JSON object"});
     if (RawValue* field = current_field()) {
       field->kind = RawValue::Kind::String;
       field->text = std::move(value);

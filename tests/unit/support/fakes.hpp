@@ -1,0 +1,145 @@
+// Plain in-memory fakes of the domain's ports, shared by the unit, concurrency, property and
+// model-regression tests. Each is thread-safe because the concurrency tests share them.
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "domain/charge.hpp"
+#include "domain/ports.hpp"
+#include "idempotency/lease_heartbeat.hpp"
+#include "idempotency/time.hpp"
+
+namespace ic::testing {
+
+using namespace std::chrono_literals;
+
+class ManualClock final : public idem::Clock {
+ public:
+  explicit ManualClock(idem::Instant start = idem::Instant{idem::Millis{1'764'460'800'000}})
+      : now_ms_(start.time_since_epoch().count()) {}
+  idem::Instant now() const override { return idem::Instant{idem::Millis{now_ms_.load()}}; }
+  void advance(idem::Millis by) { now_ms_ += by.count(); }
+
+ private:
+  std::atomic<std::int64_t> now_ms_;
+};
+
+class SequentialTokens final : public charge::TokenSource {
+ public:
+  std::string next() override { return "token-" + std::to_string(++counter_); }
+
+ private:
+  std::atomic<int> counter_{0};
+};
+
+// Behaves like the bank's contract: one debit per idempotency key, a replay answers with the
+// original debitId; every call is counted so tests can prove how often money moved.
+class FakeBank final : public charge::AccountDebitPort {
+ public:
+  charge::DebitResult debit(const charge::Charge& charge, std::string_view key) override {
+    if (before_debit) before_debit(charge);
+    std::lock_guard lock(mutex_);
+    ++calls_;
+    calls_by_key_[std::string(key)] += 1;
+    if (auto it = scripted_.find(charge.id.value()); it != scripted_.end() && !it->second.empty()) {
+      charge::DebitResult next = it->second.front();
+      it->second.erase(it->second.begin());
+      if (!std::holds_alternative<charge::Debited>(next)) return next;
+    }
+    auto [it, inserted] = debits_.try_emplace(std::string(key), "DBT-" + std::string(key));
+    return charge::Debited{it->second, !inserted};
+  }
+
+  // The next debits of `charge_id` answer with these results, in order, before the default.
+  void script(const std::string& charge_id, std::vector<charge::DebitResult> results) {
+    std::lock_guard lock(mutex_);
+    scripted_[charge_id] = std::move(results);
+  }
+  int calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  int calls_for(const std::string& key) const {
+    std::lock_guard lock(mutex_);
+    auto it = calls_by_key_.find(key);
+    return it == calls_by_key_.end() ? 0 : it->second;
+  }
+  std::size_t money_movements() const {
+    std::lock_guard lock(mutex_);
+    return debits_.size();
+  }
+
+  // Runs inside debit() before the bank answers: lets a test act "during" the debit.
+  std::function<void(const charge::Charge&)> before_debit;
+
+ private:
+  mutable std::mutex mutex_;
+  int calls_ = 0;
+  std::map<std::string, int> calls_by_key_;
+  std::map<std::string, std::string> debits_;
+  std::map<std::string, std::vector<charge::DebitResult>> scripted_;
+};
+
+class FakeNotifier final : public charge::NotificationPort {
+ public:
+  charge::NotificationResult notify(const charge::Charge&, std::string_view,
+                                    std::string_view key) override {
+    std::lock_guard lock(mutex_);
+    keys_.emplace_back(key);
+    if (failing_) return charge::NotificationFailed{"gateway down"};
+    return charge::NotificationSent{};
+  }
+  void fail_all() {
+    std::lock_guard lock(mutex_);
+    failing_ = true;
+  }
+  std::vector<std::string> keys() const {
+    std::lock_guard lock(mutex_);
+    return keys_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  bool failing_ = false;
+  std::vector<std::string> keys_;
+};
+
+// Records the heartbeat calls and lets a test fire the extension by hand.
+class RecordingHeartbeat final : public idem::LeaseHeartbeat {
+ public:
+  void start(std::function<bool()> extend_claim, idem::Millis lease) override {
+    extend_ = std::move(extend_claim);
+    lease_ = lease;
+    ++starts;
+  }
+  void stop() override {
+    extend_ = nullptr;
+    ++stops;
+  }
+  bool fire() { return extend_ && extend_(); }
+  bool running() const { return static_cast<bool>(extend_); }
+
+  int starts = 0;
+  int stops = 0;
+
+ private:
+  std::function<bool()> extend_;
+  idem::Millis lease_{};
+};
+
+// A valid charge for tests; vary the id and amount as needed.
+inline charge::Charge make_charge(const std::string& id = "CHG-20261130-000123",
+                                  std::int64_t amount_minor = 2500,
+                                  const std::string& account = "ACC-0012345678") {
+  return charge::Charge{*charge::ChargeId::parse(id), *charge::AccountId::parse(account),
+                        *charge::ChargeType::parse("SMS_ALERT_FEE"),
+                        *charge::Money::of(amount_minor, *charge::Currency::parse("INR")),
+                        *charge::DueDate::parse("2026-11-30")};
+}
+
+}  // namespace ic::testing
