@@ -1,0 +1,34 @@
+#include "app/aws_stack.hpp"
+
+namespace ic::app {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Long polls hold the connection 20 s, so SQS gets a longer total timeout than DynamoDB,
+// whose single-item writes should answer in milliseconds.
+constexpr aws::HttpTimeouts kDynamoDbTimeouts{.connect = 2s, .total = 5s};
+constexpr aws::HttpTimeouts kSqsTimeouts{.connect = 2s, .total = 30s};
+
+}  // namespace
+
+AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
+                   aws::JsonClientObserver* observer)
+    : credentials_(aws::make_default_credentials_chain(env, transport_)),
+      dynamodb_({.service = "dynamodb",
+                 .signing_name = "dynamodb",
+                 .target_prefix = "DynamoDB_20120810",
+                 .endpoint = settings.dynamodb_endpoint,
+                 .region = settings.region,
+                 .timeouts = kDynamoDbTimeouts},
+                transport_, *credentials_, retry_, {.observer = observer}),
+      sqs_json_({.service = "sqs",
+                 .signing_name = "sqs",
+                 .target_prefix = std::string(sqs::kSqsTargetPrefix),
+                 .endpoint = settings.sqs_endpoint,
+                 .region = settings.region,
+                 .timeouts = kSqsTimeouts},
+                transport_, *credentials_, retry_, {.observer = observer}),
+      sqs_client_(sqs_json_) {}
+
+}  // namespace ic::app

@@ -1,0 +1,37 @@
+// The AWS plumbing every subcommand shares, built once from the settings: one HTTP transport,
+// the default credential chain, one retry policy (one retry quota, as the SDKs share it) and
+// the JSON clients for DynamoDB and SQS.
+#pragma once
+
+#include <memory>
+
+#include "adapters/sqs/sqs_client.hpp"
+#include "app/settings.hpp"
+#include "aws/credentials_chain.hpp"
+#include "aws/http_transport_curl.hpp"
+#include "aws/json_client.hpp"
+#include "aws/retry_policy.hpp"
+
+namespace ic::app {
+
+// Ownership: owns everything it builds; members reference each other, so it never moves.
+class AwsStack {
+ public:
+  AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
+           aws::JsonClientObserver* observer = nullptr);
+  AwsStack(const AwsStack&) = delete;
+  AwsStack& operator=(const AwsStack&) = delete;
+
+  aws::JsonClient& dynamodb() { return dynamodb_; }
+  sqs::SqsClient& sqs() { return sqs_client_; }
+
+ private:
+  aws::CurlHttpTransport transport_;
+  std::unique_ptr<aws::CredentialsChain> credentials_;
+  aws::RetryPolicy retry_;
+  aws::JsonClient dynamodb_;
+  aws::JsonClient sqs_json_;
+  sqs::SqsClient sqs_client_;
+};
+
+}  // namespace ic::app

@@ -1,0 +1,12 @@
+// The charge-recovery command line: run | provision | send | status <chargeId> | redrive.
+#pragma once
+
+#include "aws/endpoints.hpp"
+
+namespace ic::app {
+
+// Parses the command line, reads settings through `env` (flags win) and runs the subcommand.
+// Returns the process exit code.
+[[nodiscard]] int run_cli(int argc, char** argv, const aws::EnvLookup& env);
+
+}  // namespace ic::app

@@ -1,0 +1,78 @@
+// provision: the table (with TTL) and both queues with the redrive policy. Every step accepts
+// "already there", so running it twice is safe.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "adapters/dynamodb/table_provisioner.hpp"
+#include "app/admin_commands.hpp"
+
+namespace ic::app {
+namespace {
+
+constexpr std::string_view kFourteenDays = "1209600";  // SQS's longest retention
+
+// CreateQueue answers with the existing URL when attributes match; when they differ (an older
+// lease, another redrive count) the queue is looked up and its attributes brought in line.
+std::expected<std::string, sqs::QueueError> ensure_queue(sqs::SqsClient& client,
+                                                         const std::string& name,
+                                                         const sqs::QueueAttributes& attributes) {
+  auto created = client.create_queue(name, attributes);
+  const bool exists_with_other_attributes =
+      !created && (created.error().code.find("QueueAlreadyExists") != std::string::npos ||
+                   created.error().code.find("QueueNameExists") != std::string::npos);
+  if (!exists_with_other_attributes) return created;
+  auto url = client.get_queue_url(name);
+  if (!url) return url;
+  auto updated = client.set_queue_attributes(*url, attributes);
+  if (!updated) return std::unexpected(updated.error());
+  return url;
+}
+
+int fail(std::string_view step, std::string_view code, std::string_view message) {
+  std::cerr << fmt::format("provision: {} failed: {} {}\n", step, code, message);
+  return 1;
+}
+
+}  // namespace
+
+int provision(AwsStack& aws, const ProvisionOptions& options) {
+  auto table = dynamodb::provision_table(aws.dynamodb(), options.table, {});
+  if (!table) return fail("table " + options.table, table.error().code, table.error().message);
+
+  sqs::SqsClient& client = aws.sqs();
+  auto dlq = ensure_queue(client, options.dlq_name,
+                          {{"MessageRetentionPeriod", std::string(kFourteenDays)}});
+  if (!dlq) return fail("queue " + options.dlq_name, dlq.error().code, dlq.error().message);
+  auto dlq_attributes = client.get_queue_attributes(*dlq, {"QueueArn"});
+  if (!dlq_attributes || !dlq_attributes->contains("QueueArn")) {
+    return fail("QueueArn of " + options.dlq_name,
+                dlq_attributes ? "missing" : dlq_attributes.error().code, "");
+  }
+  const nlohmann::json redrive = {{"deadLetterTargetArn", dlq_attributes->at("QueueArn")},
+                                  {"maxReceiveCount", std::to_string(options.max_receive_count)}};
+  auto queue = ensure_queue(
+      client, options.queue_name,
+      {{"VisibilityTimeout", std::to_string(options.visibility_timeout_seconds)},
+       {"MessageRetentionPeriod", std::string(kFourteenDays)},
+       {"RedrivePolicy", redrive.dump()}});
+  if (!queue) return fail("queue " + options.queue_name, queue.error().code, queue.error().message);
+
+  // Shell-friendly: `eval "$(charge-recovery provision ...)"` sets what `run` needs.
+  std::cout << "IDEMPOTENCY_TABLE=" << options.table << "\n"
+            << "CHARGE_QUEUE_URL=" << *queue << "\n"
+            << "CHARGE_DLQ_URL=" << *dlq << "\n";
+  std::cerr << nlohmann::json{{"event", "provisioned"},
+                              {"table", options.table},
+                              {"tableCreated", table->created},
+                              {"ttlEnabled", table->ttl_enabled},
+                              {"queueUrl", *queue},
+                              {"dlqUrl", *dlq},
+                              {"maxReceiveCount", options.max_receive_count}}
+                   .dump()
+            << "\n";
+  return 0;
+}
+
+}  // namespace ic::app

@@ -1,0 +1,160 @@
+#include "app/run_command.hpp"
+
+#include <signal.h>
+
+#include <iostream>
+#include <thread>
+
+#include "adapters/bank_http/core_banking_client.hpp"
+#include "adapters/bank_http/notification_client.hpp"
+#include "adapters/dynamodb/dynamodb_store.hpp"
+#include "adapters/sqs/listener_container.hpp"
+#include "app/aws_stack.hpp"
+#include "app/system_adapters.hpp"
+#include "app/telemetry.hpp"
+#include "application/charge_message_handler.hpp"
+#include "observability/admin_server.hpp"
+
+namespace ic::app {
+namespace {
+
+using namespace std::chrono_literals;
+
+// The bank answers in milliseconds; 10 s bounds a hung call well inside any sane lease, and a
+// timeout is safe to retry because the bank dedupes on chargeId.
+constexpr aws::HttpTimeouts kBankTimeouts{.connect = 2s, .total = 10s};
+constexpr std::string_view kReadinessProbeKey = "__readiness_probe__";
+
+// SIGTERM/SIGINT are blocked in every thread and taken by one waiter, which asks the container
+// to stop: a signal handler could do nothing of the sort safely.
+class ShutdownSignals {
+ public:
+  ShutdownSignals() {
+    sigemptyset(&set_);
+    sigaddset(&set_, SIGTERM);
+    sigaddset(&set_, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
+  }
+  void on_signal(std::function<void(int)> stop) {
+    waiter_ = std::jthread([this, stop = std::move(stop)](std::stop_token token) {
+      const timespec poll{0, 200'000'000};
+      while (!token.stop_requested()) {
+        const int signal = sigtimedwait(&set_, nullptr, &poll);
+        if (signal > 0) {
+          stop(signal);
+          return;
+        }
+      }
+    });
+  }
+
+ private:
+  sigset_t set_;
+  std::jthread waiter_;
+};
+
+int startup_failure(obs::Logger& log, std::string_view what, std::string_view detail) {
+  log.error("start-up failed", {{"step", what}, {"detail", detail}});
+  return 1;
+}
+
+}  // namespace
+
+int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
+  auto level = obs::parse_log_level(settings.log_level);
+  if (!level) {
+    std::cerr << "configuration error: LOG_LEVEL: " << level.error() << "\n";
+    return 2;
+  }
+  auto admin_addr = obs::parse_host_port(settings.admin_addr);
+  if (!admin_addr) {
+    std::cerr << "configuration error: ADMIN_ADDR: " << admin_addr.error() << "\n";
+    return 2;
+  }
+  auto bank_endpoint = bank::BankEndpoint::create(settings.core_banking_url, kBankTimeouts);
+  auto notify_endpoint = bank::BankEndpoint::create(settings.notification_url, kBankTimeouts);
+  if (!bank_endpoint || !notify_endpoint) {
+    std::cerr << "configuration error: "
+              << (!bank_endpoint ? "CORE_BANKING_URL: " + bank_endpoint.error()
+                                 : "NOTIFICATION_URL: " + notify_endpoint.error())
+              << "\n";
+    return 2;
+  }
+
+  ShutdownSignals signals;  // before any thread starts, so all of them inherit the mask
+  obs::Logger log(*level);
+  obs::MetricsRegistry metrics;
+  Telemetry telemetry(log, metrics);
+  AwsStack aws(settings.aws, env, &telemetry);
+
+  dynamodb::DynamoDbIdempotencyStore store(
+      aws.dynamodb(), {.name = settings.table, .retention = settings.retention});
+  sqs::SqsQueue queue(aws.sqs(), settings.queue_url, settings.dlq_url);
+  aws::CurlHttpTransport bank_transport;
+  bank::CoreBankingClient bank(bank_transport, *bank_endpoint);
+  bank::NotificationClient notifier(bank_transport, *notify_endpoint);
+  SystemClock clock;
+  RandomTokens tokens;
+  const std::string owner = worker_identity();
+
+  charge::ChargeRecoveryService service(store, bank, notifier, clock, tokens, telemetry,
+                                        {.lease = settings.lease, .owner = owner});
+  const application::ChargeMessageHandler handler(service);
+
+  std::atomic<bool> table_reachable{false};
+  obs::AdminServer admin(*admin_addr, metrics);
+  admin.add_readiness_check("queue_polling", [&] {
+    return obs::ReadinessResult{telemetry.polling(), telemetry.polling() ? "" : "no receive yet"};
+  });
+  admin.add_readiness_check("table_reachable", [&] {
+    return obs::ReadinessResult{table_reachable.load(), settings.table};
+  });
+  if (auto started = admin.start(); !started) {
+    return startup_failure(log, "admin server", started.error());
+  }
+
+  if (auto probe = store.get(kReadinessProbeKey); !probe) {
+    // Not fatal: the store may come back; readiness stays false and claims will retry.
+    log.error("idempotency table not reachable",
+              {{"table", settings.table}, {"code", probe.error().code},
+               {"detail", probe.error().message}});
+  } else {
+    table_reachable = true;
+  }
+
+  sqs::ListenerContainer container(
+      queue,
+      [&](const sqs::Message& message, idem::LeaseHeartbeat& heartbeat) {
+        const MessageScope scope(message.message_id);
+        idem::Disposition disposition =
+            handler.handle(message.body, message.receive_count, heartbeat);
+        if (const auto* dead = std::get_if<idem::DeadLetter>(&disposition)) {
+          log.warn("dead-lettering", {{"messageId", message.message_id},
+                                      {"chargeId", dead->key},
+                                      {"failureReason", dead->reason},
+                                      {"failureDetail", dead->detail},
+                                      {"receiveCount", message.receive_count}});
+        }
+        return disposition;
+      },
+      {.workers = static_cast<std::size_t>(settings.workers),
+       .shutdown_grace = settings.shutdown_grace},
+      &telemetry);
+  signals.on_signal([&](int signal) {
+    log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+    container.request_stop();
+  });
+
+  log.info("consumer started", {{"owner", owner},
+                                {"queueUrl", settings.queue_url},
+                                {"table", settings.table},
+                                {"workers", settings.workers},
+                                {"leaseSeconds", settings.lease.count()},
+                                {"adminPort", admin.port()}});
+  container.run();
+  admin.stop();
+  log.info("consumer stopped", {});
+  return 0;
+}
+
+}  // namespace ic::app

@@ -1,0 +1,113 @@
+// send: the producer of the demo and the benchmark. Publishes ChargeDueEvents from a JSONL
+// file (each line sent as it is, so invalid bodies can be sent on purpose) or generated, with
+// a share of them re-sent as new SQS messages under the same chargeId, as a producer retry
+// would.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <thread>
+
+#include "app/admin_commands.hpp"
+
+namespace ic::app {
+namespace {
+
+constexpr int kSenderThreads = 4;
+constexpr std::array<std::string_view, 3> kChargeTypes = {"SMS_ALERT_FEE", "CHEQUE_BOOK_FEE",
+                                                          "LOCKER_RENT"};
+
+std::vector<std::string> generate(const SendOptions& options, std::mt19937& rng) {
+  std::uniform_int_distribution<std::int64_t> account(0, 9'999'999'999);
+  std::uniform_int_distribution<std::int64_t> amount(100, 500'000);
+  std::vector<std::string> bodies;
+  for (int i = 0; i < options.count; ++i) {
+    bodies.push_back(nlohmann::json{{"schemaVersion", 1},
+                                    {"chargeId", fmt::format("{}-{:06d}", options.id_prefix, i)},
+                                    {"accountId", fmt::format("ACC-{:010d}", account(rng))},
+                                    {"chargeType", kChargeTypes[static_cast<std::size_t>(i) %
+                                                                kChargeTypes.size()]},
+                                    {"amountMinor", amount(rng)},
+                                    {"currency", "INR"},
+                                    {"dueDate", options.due_date}}
+                         .dump());
+  }
+  const auto resends = static_cast<int>(std::lround(options.count * options.duplicate_rate));
+  std::uniform_int_distribution<std::size_t> pick(0, bodies.empty() ? 0 : bodies.size() - 1);
+  for (int i = 0; i < resends && options.count > 0; ++i) bodies.push_back(bodies[pick(rng)]);
+  std::ranges::shuffle(bodies, rng);
+  return bodies;
+}
+
+std::expected<std::vector<std::string>, std::string> read_lines(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return std::unexpected("cannot open " + path);
+  std::vector<std::string> bodies;
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) bodies.push_back(line);
+  }
+  return bodies;
+}
+
+}  // namespace
+
+int send(AwsStack& aws, const SendOptions& options) {
+  std::mt19937 rng(options.seed);
+  std::vector<std::string> bodies;
+  if (!options.file.empty()) {
+    auto lines = read_lines(options.file);
+    if (!lines) {
+      std::cerr << "send: " << lines.error() << "\n";
+      return 1;
+    }
+    bodies = std::move(*lines);
+  } else {
+    bodies = generate(options, rng);
+  }
+
+  std::atomic<std::size_t> next_batch{0};
+  std::atomic<int> failed{0};
+  const std::size_t batches = (bodies.size() + 9) / 10;
+  {
+    std::vector<std::jthread> senders;
+    for (int t = 0; t < kSenderThreads; ++t) {
+      senders.emplace_back([&] {
+        for (std::size_t b = next_batch++; b < batches; b = next_batch++) {
+          std::vector<sqs::OutgoingMessage> batch;
+          for (std::size_t i = b * 10; i < std::min(bodies.size(), b * 10 + 10); ++i) {
+            batch.push_back({.body = bodies[i]});
+          }
+          auto sent = aws.sqs().send_batch(options.queue_url, batch);
+          if (!sent) {
+            std::cerr << fmt::format("send: batch failed: {} {}\n", sent.error().code,
+                                     sent.error().message);
+            failed += static_cast<int>(batch.size());
+            continue;
+          }
+          for (const auto& entry : *sent) {
+            if (!entry) {
+              std::cerr << fmt::format("send: entry failed: {} {}\n", entry.error().code,
+                                       entry.error().message);
+              ++failed;
+            }
+          }
+        }
+      });
+    }
+  }
+  const auto messages = static_cast<int>(bodies.size());
+  std::cout << nlohmann::json{{"event", "sent"},
+                              {"messages", messages - failed},
+                              {"unique", options.file.empty() ? options.count : messages},
+                              {"duplicates", options.file.empty() ? messages - options.count : 0},
+                              {"failed", failed.load()}}
+                   .dump()
+            << "\n";
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace ic::app

@@ -1,0 +1,157 @@
+#include "app/settings.hpp"
+
+#include <CLI/CLI.hpp>
+#include <array>
+#include <charconv>
+#include <fmt/format.h>
+
+namespace ic::app {
+namespace {
+
+constexpr std::array<SettingSpec, 15> kSettings = {{
+    {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
+    {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
+    {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
+    {"AWS_ENDPOINT_URL_DYNAMODB", "--endpoint-url-dynamodb",
+     "DynamoDB endpoint, over AWS_ENDPOINT_URL", ""},
+    {"CHARGE_QUEUE_URL", "--queue-url", "URL of the charge-due source queue", ""},
+    {"CHARGE_DLQ_URL", "--dlq-url", "URL of the dead-letter queue", ""},
+    {"IDEMPOTENCY_TABLE", "--table", "DynamoDB idempotency table", ""},
+    {"LEASE_SECONDS", "--lease-seconds", "claim lease and visibility timeout", "60"},
+    {"WORKERS", "--workers", "concurrent message handlers", "32"},
+    {"CORE_BANKING_URL", "--core-banking-url", "base URL of the core-banking debit API", ""},
+    {"NOTIFICATION_URL", "--notification-url", "base URL of the notification API", ""},
+    {"RETENTION_DAYS", "--retention-days", "days an idempotency record is kept (TTL)", "30"},
+    {"ADMIN_ADDR", "--admin-addr", "host:port for /health/live, /health/ready, /metrics",
+     "127.0.0.1:8080"},
+    {"LOG_LEVEL", "--log-level", "debug, info, warn or error", "info"},
+    {"SHUTDOWN_GRACE_SECONDS", "--shutdown-grace-seconds",
+     "how long SIGTERM waits for in-flight messages", "30"},
+}};
+
+const SettingSpec* spec_of(std::string_view env) {
+  for (const SettingSpec& spec : kSettings) {
+    if (spec.env == env) return &spec;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::span<const SettingSpec> all_settings() { return kSettings; }
+
+void SettingsSource::add_flags(CLI::App& command,
+                               std::initializer_list<std::string_view> env_names) {
+  for (std::string_view env : env_names) {
+    const SettingSpec* spec = spec_of(env);
+    if (spec == nullptr) throw std::logic_error("unknown setting " + std::string(env));
+    std::string help = fmt::format("{} [env {}{}]", spec->help, spec->env,
+                                   spec->fallback.empty() ? "" : fmt::format(", default {}",
+                                                                             spec->fallback));
+    command.add_option_function<std::string>(
+        std::string(spec->flag),
+        [this, key = std::string(spec->env)](const std::string& value) { flags_[key] = value; },
+        help);
+  }
+}
+
+std::optional<std::string> SettingsSource::lookup(std::string_view env_name) const {
+  if (auto it = flags_.find(env_name); it != flags_.end()) return it->second;
+  if (auto value = process_env_(env_name); value && !value->empty()) return value;
+  if (const SettingSpec* spec = spec_of(env_name); spec && !spec->fallback.empty()) {
+    return std::string(spec->fallback);
+  }
+  return std::nullopt;
+}
+
+aws::EnvLookup SettingsSource::as_env() const {
+  return [this](std::string_view name) { return lookup(name); };
+}
+
+std::expected<std::string, ConfigError> SettingsSource::required(std::string_view env) const {
+  auto value = lookup(env);
+  if (!value) {
+    const SettingSpec* spec = spec_of(env);
+    return std::unexpected(ConfigError{fmt::format(
+        "{}: required but not set (set the environment variable or pass {})", env,
+        spec ? spec->flag : "its flag")});
+  }
+  return *value;
+}
+
+std::expected<int, ConfigError> SettingsSource::integer(std::string_view env, int min,
+                                                        int max) const {
+  auto text = required(env);
+  if (!text) return std::unexpected(text.error());
+  int value = 0;
+  const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc{} || end != text->data() + text->size() || value < min || value > max) {
+    return std::unexpected(ConfigError{
+        fmt::format("{}: must be an integer from {} to {}, got '{}'", env, min, max, *text)});
+  }
+  return value;
+}
+
+std::expected<std::string, ConfigError> SettingsSource::http_url(std::string_view env) const {
+  auto text = required(env);
+  if (!text) return std::unexpected(text.error());
+  const bool has_scheme = text->starts_with("http://") || text->starts_with("https://");
+  const std::size_t host_start = text->find("://") + 3;
+  if (!has_scheme || text->size() <= host_start || text->find(' ') != std::string::npos) {
+    return std::unexpected(ConfigError{
+        fmt::format("{}: must be an http:// or https:// URL with a host, got '{}'", env, *text)});
+  }
+  while (text->ends_with('/')) text->pop_back();
+  return *text;
+}
+
+std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s) {
+  const aws::EnvLookup env = s.as_env();
+  auto region = aws::resolve_region(env);
+  if (!region) {
+    return std::unexpected(
+        ConfigError{"AWS_REGION: required but not set (or set AWS_DEFAULT_REGION, or --region)"});
+  }
+  return AwsSettings{*region, aws::resolve_endpoint("sqs", *region, env),
+                     aws::resolve_endpoint("dynamodb", *region, env)};
+}
+
+std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s) {
+  RunSettings out;
+  // Checked in a fixed order so the first problem reported is deterministic.
+  auto aws_settings = load_aws_settings(s);
+  if (!aws_settings) return std::unexpected(aws_settings.error());
+  out.aws = *aws_settings;
+  for (auto [env, target] : {std::pair{"CHARGE_QUEUE_URL", &out.queue_url},
+                             std::pair{"CHARGE_DLQ_URL", &out.dlq_url},
+                             std::pair{"CORE_BANKING_URL", &out.core_banking_url},
+                             std::pair{"NOTIFICATION_URL", &out.notification_url}}) {
+    auto url = s.http_url(env);
+    if (!url) return std::unexpected(url.error());
+    *target = *url;
+  }
+  auto table = s.required("IDEMPOTENCY_TABLE");
+  if (!table) return std::unexpected(table.error());
+  out.table = *table;
+  auto lease = s.integer("LEASE_SECONDS", 1, 43'200);  // SQS's visibility timeout limit
+  if (!lease) return std::unexpected(lease.error());
+  out.lease = std::chrono::seconds(*lease);
+  auto workers = s.integer("WORKERS", 1, 1024);
+  if (!workers) return std::unexpected(workers.error());
+  out.workers = *workers;
+  auto retention = s.integer("RETENTION_DAYS", 15, 3650);  // must outlive SQS's 14 days
+  if (!retention) return std::unexpected(retention.error());
+  out.retention = std::chrono::days(*retention);
+  auto admin = s.required("ADMIN_ADDR");
+  if (!admin) return std::unexpected(admin.error());
+  out.admin_addr = *admin;
+  auto level = s.required("LOG_LEVEL");
+  if (!level) return std::unexpected(level.error());
+  out.log_level = *level;
+  auto grace = s.integer("SHUTDOWN_GRACE_SECONDS", 0, 3600);
+  if (!grace) return std::unexpected(grace.error());
+  out.shutdown_grace = std::chrono::seconds(*grace);
+  return out;
+}
+
+}  // namespace ic::app

@@ -1,0 +1,83 @@
+// Configuration (DESIGN.md §5): every setting is named by its environment variable and can also
+// be given as a --flag; a flag wins over the environment, which wins over the default. A
+// missing or malformed setting is one line naming it, and start-up stops.
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "aws/endpoints.hpp"
+
+namespace CLI {
+class App;
+}
+
+namespace ic::app {
+
+struct SettingSpec {
+  std::string_view env;       // e.g. LEASE_SECONDS
+  std::string_view flag;      // e.g. --lease-seconds
+  std::string_view help;
+  std::string_view fallback;  // default, empty when the setting has none
+};
+
+// Every setting the binary knows, in the order --help lists them.
+[[nodiscard]] std::span<const SettingSpec> all_settings();
+
+// One line, naming the setting: "LEASE_SECONDS: must be an integer from 1 to 43200, got 'x'".
+struct ConfigError {
+  std::string line;
+};
+
+// Flags over the process environment over defaults.
+class SettingsSource {
+ public:
+  explicit SettingsSource(aws::EnvLookup process_env) : process_env_(std::move(process_env)) {}
+
+  // Registers --flag options on `command` for the named settings.
+  void add_flags(CLI::App& command, std::initializer_list<std::string_view> env_names);
+
+  [[nodiscard]] std::optional<std::string> lookup(std::string_view env_name) const;
+  // The same view as an environment, for the AWS layer (region, endpoints, credentials).
+  [[nodiscard]] aws::EnvLookup as_env() const;
+
+  [[nodiscard]] std::expected<std::string, ConfigError> required(std::string_view env) const;
+  [[nodiscard]] std::expected<int, ConfigError> integer(std::string_view env, int min,
+                                                        int max) const;
+  [[nodiscard]] std::expected<std::string, ConfigError> http_url(std::string_view env) const;
+
+ private:
+  aws::EnvLookup process_env_;
+  std::map<std::string, std::string, std::less<>> flags_;
+};
+
+struct AwsSettings {
+  std::string region;
+  std::string sqs_endpoint;
+  std::string dynamodb_endpoint;
+};
+
+struct RunSettings {
+  AwsSettings aws;
+  std::string queue_url;
+  std::string dlq_url;
+  std::string table;
+  std::chrono::seconds lease{60};
+  int workers = 32;
+  std::string core_banking_url;
+  std::string notification_url;
+  std::chrono::seconds retention{30 * 24 * 3600};
+  std::string admin_addr;
+  std::string log_level;
+  std::chrono::seconds shutdown_grace{30};
+};
+
+[[nodiscard]] std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s);
+[[nodiscard]] std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s);
+
+}  // namespace ic::app

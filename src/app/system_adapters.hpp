@@ -1,0 +1,25 @@
+// The process's real clock, token source and identity, for the composition root.
+#pragma once
+
+#include <string>
+
+#include "domain/ports.hpp"
+#include "idempotency/time.hpp"
+
+namespace ic::app {
+
+class SystemClock final : public idem::Clock {
+ public:
+  [[nodiscard]] idem::Instant now() const override;
+};
+
+// 128 random bits from OpenSSL's CSPRNG, hex encoded: unguessable fencing tokens.
+class RandomTokens final : public charge::TokenSource {
+ public:
+  [[nodiscard]] std::string next() override;
+};
+
+// host/pid/short random suffix, recorded as `owner` on every claim for diagnosis.
+[[nodiscard]] std::string worker_identity();
+
+}  // namespace ic::app

@@ -1,0 +1,205 @@
+#include "app/telemetry.hpp"
+
+#include <variant>
+
+namespace ic::app {
+namespace {
+
+thread_local std::string_view current_message_id;
+
+std::string_view kind_label(idem::ErrorKind kind) { return idem::to_string(kind); }
+
+}  // namespace
+
+MessageScope::MessageScope(std::string_view message_id) { current_message_id = message_id; }
+MessageScope::~MessageScope() { current_message_id = {}; }
+std::string_view MessageScope::current() { return current_message_id; }
+
+Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
+    : log_(log),
+      received_(m.counter("ic_messages_received_total", "Messages received from the queue")),
+      receive_errors_(m.counter("ic_receive_errors_total", "Failed receive calls", {"code"})),
+      claim_outcomes_(m.counter("ic_claim_outcomes_total", "Claim outcomes", {"outcome"})),
+      dispositions_(m.counter("ic_dispositions_total", "Dispositions by kind and reason",
+                              {"kind", "reason"})),
+      dlq_forwards_(m.counter("ic_dlq_forwards_total", "Messages dead-lettered", {"reason"})),
+      debits_(m.counter("ic_debits_total", "Bank debit calls by result", {"result"})),
+      notifications_(
+          m.counter("ic_notifications_total", "Notification calls by result", {"result"})),
+      fenced_(m.counter("ic_fenced_total",
+                        "Writes refused because another worker holds the claim",
+                        {"operation"})),
+      store_errors_(m.counter("ic_store_errors_total", "Idempotency store failures",
+                              {"operation", "kind"})),
+      batch_failures_(m.counter("ic_batch_entry_failures_total", "Failed batch entries",
+                                {"action", "final"})),
+      heartbeats_(m.counter("ic_heartbeats_total", "Lease heartbeats", {"extended"})),
+      aws_requests_(m.counter("ic_aws_requests_total", "AWS HTTP attempts",
+                              {"service", "operation", "result"})),
+      aws_retries_(
+          m.counter("ic_aws_retries_total", "AWS attempts that are retried", {"service",
+                                                                              "operation"})),
+      in_flight_(m.gauge("ic_in_flight_messages", "Handlers running now")),
+      processing_(m.histogram("ic_processing_seconds", "Time from handler start to disposition",
+                              obs::kDefaultSecondsBuckets)) {}
+
+void Telemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& result) {
+  const std::string_view outcome = idem::to_string(result.outcome);
+  claim_outcomes_.with({outcome}).inc();
+  const obs::LogLevel level = result.outcome == idem::ClaimOutcome::PayloadMismatch
+                                  ? obs::LogLevel::kError
+                                  : obs::LogLevel::kInfo;
+  log_.log(level, "claim decided",
+           {{"chargeId", c.id.value()},
+            {"messageId", MessageScope::current()},
+            {"outcome", outcome},
+            {"fence", result.record.fence},
+            {"holder", result.record.owner},
+            {"state", idem::to_string(result.record.state)}});
+}
+
+void Telemetry::debit_finished(const charge::Charge& c, const charge::DebitResult& result) {
+  const std::string account = charge::masked(c.account);
+  std::visit(
+      [&](const auto& r) {
+        using R = std::decay_t<decltype(r)>;
+        if constexpr (std::is_same_v<R, charge::Debited>) {
+          debits_.with({r.replayed ? "replayed" : "debited"}).inc();
+          log_.info("debited", {{"chargeId", c.id.value()},
+                                {"messageId", MessageScope::current()},
+                                {"accountId", account},
+                                {"amountMinor", c.amount.amount_minor()},
+                                {"currency", c.amount.currency().code()},
+                                {"debitRef", r.debit_ref},
+                                {"replayed", r.replayed}});
+        } else if constexpr (std::is_same_v<R, charge::DebitRejected>) {
+          debits_.with({"rejected"}).inc();
+          log_.warn("debit rejected", {{"chargeId", c.id.value()},
+                                       {"messageId", MessageScope::current()},
+                                       {"accountId", account},
+                                       {"code", r.code}});
+        } else {
+          debits_.with({"unavailable"}).inc();
+          log_.warn("debit unavailable", {{"chargeId", c.id.value()},
+                                          {"messageId", MessageScope::current()},
+                                          {"detail", r.detail}});
+        }
+      },
+      result);
+}
+
+void Telemetry::notification_finished(const charge::Charge& c,
+                                      const charge::NotificationResult& result) {
+  if (const auto* failed = std::get_if<charge::NotificationFailed>(&result)) {
+    notifications_.with({"failed"}).inc();
+    log_.warn("notification failed; recording DEBITED_NOTIFICATION_FAILED",
+              {{"chargeId", c.id.value()},
+               {"messageId", MessageScope::current()},
+               {"detail", failed->detail}});
+  } else {
+    notifications_.with({"sent"}).inc();
+  }
+}
+
+void Telemetry::store_failed(const charge::Charge& c, std::string_view operation,
+                             const idem::StoreError& error) {
+  store_errors_.with({operation, kind_label(error.kind)}).inc();
+  log_.error("idempotency store failed", {{"chargeId", c.id.value()},
+                                          {"messageId", MessageScope::current()},
+                                          {"operation", operation},
+                                          {"kind", kind_label(error.kind)},
+                                          {"code", error.code},
+                                          {"detail", error.message}});
+}
+
+void Telemetry::fenced(const charge::Charge& c, std::string_view operation) {
+  fenced_.with({operation}).inc();
+  log_.error("claim lost to another worker; not acknowledging",
+             {{"chargeId", c.id.value()},
+              {"messageId", MessageScope::current()},
+              {"operation", operation}});
+}
+
+void Telemetry::recorded(const charge::Charge& c, std::string_view operation) {
+  log_.info("recorded", {{"chargeId", c.id.value()},
+                         {"messageId", MessageScope::current()},
+                         {"operation", operation}});
+}
+
+void Telemetry::on_received(std::size_t count) {
+  polling_ = true;
+  received_.with({}).inc(count);
+}
+
+void Telemetry::on_receive_error(const sqs::QueueError& error, idem::Millis delay) {
+  receive_errors_.with({error.code}).inc();
+  log_.warn("receive failed; backing off", {{"code", error.code},
+                                            {"class", sqs::to_string(error.error_class)},
+                                            {"detail", error.message},
+                                            {"backoffMs", delay.count()}});
+}
+
+void Telemetry::on_disposition(sqs::DispositionKind kind, std::string_view reason,
+                               idem::Millis processing_time) {
+  dispositions_.with({sqs::to_string(kind), reason}).inc();
+  if (kind == sqs::DispositionKind::DeadLetter) dlq_forwards_.with({reason}).inc();
+  processing_.with({}).observe(std::chrono::duration<double>(processing_time).count());
+}
+
+void Telemetry::on_handler_error(std::string_view message_id, std::string_view what) {
+  log_.error("handler failed; the message returns after its visibility timeout",
+             {{"messageId", message_id}, {"detail", what}});
+}
+
+void Telemetry::on_dlq_send_failed(std::string_view message_id, const sqs::QueueError& error) {
+  log_.error("DLQ forward failed; message kept for retry",
+             {{"messageId", message_id}, {"code", error.code}, {"detail", error.message}});
+}
+
+void Telemetry::on_batch_entry_failed(sqs::BatchAction action, std::string_view message_id,
+                                      const sqs::QueueError& error, bool final) {
+  batch_failures_.with({sqs::to_string(action), final ? "true" : "false"}).inc();
+  log_.log(final ? obs::LogLevel::kError : obs::LogLevel::kWarn, "batch entry failed",
+           {{"messageId", message_id},
+            {"action", sqs::to_string(action)},
+            {"code", error.code},
+            {"final", final}});
+}
+
+void Telemetry::on_heartbeat(std::string_view message_id, bool extended) {
+  heartbeats_.with({extended ? "true" : "false"}).inc();
+  if (!extended) log_.warn("heartbeat found the claim gone", {{"messageId", message_id}});
+}
+
+void Telemetry::on_heartbeat_visibility_failed(std::string_view message_id,
+                                               const sqs::QueueError& error) {
+  log_.warn("heartbeat could not extend visibility",
+            {{"messageId", message_id}, {"code", error.code}});
+}
+
+void Telemetry::on_in_flight(std::size_t count) {
+  in_flight_.with({}).set(static_cast<double>(count));
+}
+
+void Telemetry::on_returned_unstarted(std::size_t count) {
+  log_.info("returned unstarted messages to the queue", {{"count", count}});
+}
+
+void Telemetry::on_grace_exceeded(std::size_t still_running) {
+  log_.warn("shutdown grace exceeded; still waiting for handlers",
+            {{"stillRunning", still_running}});
+}
+
+void Telemetry::on_attempt(const aws::AttemptEvent& event) {
+  aws_requests_.with({event.service, event.operation, event.result}).inc();
+  if (event.will_retry) {
+    aws_retries_.with({event.service, event.operation}).inc();
+    log_.warn("AWS call will be retried", {{"service", event.service},
+                                           {"operation", event.operation},
+                                           {"attempt", event.attempt},
+                                           {"result", event.result},
+                                           {"httpStatus", event.http_status}});
+  }
+}
+
+}  // namespace ic::app

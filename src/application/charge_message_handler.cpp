@@ -1,0 +1,21 @@
+#include "application/charge_message_handler.hpp"
+
+#include "application/charge_event_decoder.hpp"
+#include "application/payload_hash.hpp"
+#include "domain/charge_status.hpp"
+
+namespace ic::application {
+
+idem::Disposition ChargeMessageHandler::handle(std::string_view body, int receive_count,
+                                               idem::LeaseHeartbeat& heartbeat) const {
+  auto decoded = decode_charge_due_event(body);
+  if (!decoded) {
+    return idem::DeadLetter{std::string(charge::dlq_reason::kInvalidMessage),
+                            decoded.error().detail(), ""};
+  }
+  const std::string hash = payload_hash(*decoded);
+  return service_.handle(
+      {.charge = *decoded, .payload_hash = hash, .receive_count = receive_count}, heartbeat);
+}
+
+}  // namespace ic::application
