@@ -3,7 +3,7 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 VENV_PY := .venv/bin/python
 
-.PHONY: deps build test unit-test system-test asan-test tsan-test sanitize-test model-check \
+.PHONY: demo deps build test unit-test system-test asan-test tsan-test sanitize-test model-check \
         bench format format-check clean
 
 deps:
@@ -12,6 +12,9 @@ deps:
 build: deps
 	cmake --preset dev >/dev/null
 	cmake --build --preset dev -j $(JOBS)
+
+demo: build
+	$(VENV_PY) scripts/demo.py
 
 unit-test: build
 	ctest --preset dev -j $(JOBS)
