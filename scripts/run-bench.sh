@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs every microbenchmark of the release build; figures, not assertions.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mapfile -t benches < <(find build/release/bench -maxdepth 1 -type f -executable | sort)
+if ((${#benches[@]} == 0)); then
+  echo "no benchmarks built in build/release/bench" >&2
+  exit 1
+fi
+for bench in "${benches[@]}"; do
+  echo "== $(basename "$bench")"
+  "$bench" --benchmark_min_time=0.2 "$@"
+done

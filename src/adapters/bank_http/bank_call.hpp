@@ -1,0 +1,44 @@
+// The plumbing both bank clients share: one JSON POST carrying an Idempotency-Key, and
+// failure descriptions that are safe to log (bounded, printable, no full account number).
+#pragma once
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "adapters/bank_http/bank_endpoint.hpp"
+#include "aws/http.hpp"
+#include "domain/charge.hpp"
+
+namespace ic::bank {
+
+// Whether `key` can travel in a header unchanged: 1-256 characters of [A-Za-z0-9._:-].
+// Anything else (CR/LF above all) would let a key rewrite the request, so it never leaves.
+[[nodiscard]] bool valid_idempotency_key(std::string_view key);
+
+// POST {base}{path} with Content-Type: application/json and Idempotency-Key: key.
+// Precondition: valid_idempotency_key(key).
+[[nodiscard]] std::expected<aws::HttpResponse, aws::TransportError> post_json(
+    aws::HttpTransport& transport, const BankEndpoint& endpoint, std::string_view path,
+    std::string_view key, std::string body);
+
+// The string member `name` of a JSON object body when it passes `accept`; nullopt when the
+// body is not JSON, not an object, lacks the member or the member is refused.
+[[nodiscard]] std::optional<std::string> json_string_field(std::string_view body,
+                                                           std::string_view name,
+                                                           bool (*accept)(std::string_view));
+
+// [A-Z0-9_]{1,64}: the shape of a machine code the bank sends and we store.
+[[nodiscard]] bool is_machine_code(std::string_view text);
+
+// "connection failed: ...", "timed out after the request was sent (outcome unknown): ...".
+[[nodiscard]] std::string describe(const aws::TransportError& error);
+
+// "HTTP 503 TRANSIENT_FAILURE: <bank's detail>": the status, the body's "code" when it is a
+// machine code, and its "detail"/"message" cut to printable ASCII and 200 characters, with
+// every occurrence of the account number replaced by its masked form.
+[[nodiscard]] std::string describe(const aws::HttpResponse& response,
+                                   const charge::AccountId& account);
+
+}  // namespace ic::bank

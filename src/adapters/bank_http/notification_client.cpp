@@ -1,0 +1,41 @@
+#include "adapters/bank_http/notification_client.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include "adapters/bank_http/bank_call.hpp"
+
+namespace ic::bank {
+namespace {
+
+std::string notification_body(const charge::Charge& charge, std::string_view debit_ref) {
+  const nlohmann::json body = {
+      {"chargeId", charge.id.value()},
+      {"accountId", charge.account.value()},
+      {"debitId", debit_ref},
+      {"amountMinor", charge.amount.amount_minor()},
+      {"currency", charge.amount.currency().code()},
+      {"chargeType", charge.type.value()},
+  };
+  return body.dump();
+}
+
+}  // namespace
+
+NotificationClient::NotificationClient(aws::HttpTransport& transport, BankEndpoint endpoint)
+    : transport_(transport), endpoint_(std::move(endpoint)) {}
+
+charge::NotificationResult NotificationClient::notify(const charge::Charge& charge,
+                                                      std::string_view debit_ref,
+                                                      std::string_view idempotency_key) {
+  if (!valid_idempotency_key(idempotency_key)) {
+    return charge::NotificationFailed{"invalid idempotency key, not sent"};
+  }
+  const auto reply = post_json(transport_, endpoint_, "/v1/notifications", idempotency_key,
+                               notification_body(charge, debit_ref));
+  if (!reply) return charge::NotificationFailed{"notification service " + describe(reply.error())};
+  if (reply->status >= 200 && reply->status < 300) return charge::NotificationSent{};
+  return charge::NotificationFailed{"notification service answered " +
+                                    describe(*reply, charge.account)};
+}
+
+}  // namespace ic::bank

@@ -1,0 +1,63 @@
+// DynamoDB request bodies and record decoding for the IdempotencyStore, as pure functions over
+// JSON (no I/O), so the exact expressions of DESIGN.md §3 can be unit-tested and benchmarked.
+//
+//   auto body = encode_claim(table, request);            // conditional UpdateItem (upsert)
+//   auto reply = client.call("UpdateItem", body);
+//   auto record = decode_record(reply->at("Attributes"));
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "idempotency/claim_record.hpp"
+#include "idempotency/idempotency_store.hpp"
+
+namespace ic::dynamodb {
+
+// Where records live and how long they are kept after their last claim or final write.
+struct TableSpec {
+  std::string name;
+  std::chrono::seconds retention{30 * 24 * 3600};
+};
+
+// Claim: upsert conditioned on attribute_not_exists(pk) OR (state = IN_PROGRESS AND
+// payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); ADD fence 1; returns
+// ALL_NEW, and ALL_OLD when the condition fails.
+[[nodiscard]] nlohmann::json encode_claim(const TableSpec& table, const idem::ClaimRequest& request);
+
+// Final write (complete or fail), conditioned on state = IN_PROGRESS AND claimToken = :token.
+struct FinalWrite {
+  idem::ClaimState state = idem::ClaimState::Done;  // Done or Failed
+  std::string_view status;
+  std::string_view failure_reason;  // written when not empty
+  std::string_view result_ref;      // written as debitRef when not empty
+  idem::Instant now{};
+};
+[[nodiscard]] nlohmann::json encode_final(const TableSpec& table, std::string_view key,
+                                          std::string_view token, const FinalWrite& write);
+
+// Sets leaseUntil under the holder's condition: extend passes the new lease, release epoch 0.
+[[nodiscard]] nlohmann::json encode_set_lease(const TableSpec& table, std::string_view key,
+                                              std::string_view token, idem::Instant lease_until);
+
+// Strongly consistent GetItem.
+[[nodiscard]] nlohmann::json encode_get(const TableSpec& table, std::string_view key);
+
+// An item in DynamoDB's attribute-value JSON as a ClaimRecord; the error names what is wrong.
+[[nodiscard]] std::expected<idem::ClaimRecord, std::string> decode_record(
+    const nlohmann::json& item);
+
+// The ALL_OLD item a ConditionalCheckFailedException carries, or nullopt when the store left
+// it out (some emulators ignore ReturnValuesOnConditionCheckFailure).
+[[nodiscard]] std::optional<nlohmann::json> old_item_from_error_body(std::string_view body);
+
+// True when a final write's condition failed only because our own earlier attempt already
+// wrote exactly this outcome (its response was lost): the retry is then a success.
+[[nodiscard]] bool is_own_final_write(const idem::ClaimRecord& existing, std::string_view token,
+                                      const FinalWrite& write);
+
+}  // namespace ic::dynamodb

@@ -1,0 +1,151 @@
+#include "adapters/dynamodb/dynamodb_store.hpp"
+
+#include <fmt/format.h>
+
+namespace ic::dynamodb {
+namespace {
+
+using idem::StoreError;
+using idem::WriteOutcome;
+
+constexpr std::string_view kConditionFailed = "ConditionalCheckFailedException";
+
+// A claim is re-sent this many times when its outcome is unknown (ambiguous failure, or the
+// refusing record changed before we could read it). The same token makes a re-sent claim
+// that already took effect succeed instead of reporting itself as a duplicate.
+constexpr int kClaimRounds = 3;
+
+StoreError malformed(std::string_view what, const std::string& detail) {
+  return StoreError{.kind = idem::ErrorKind::Permanent,
+                    .code = "MalformedItem",
+                    .message = fmt::format("{}: {}", what, detail)};
+}
+
+}  // namespace
+
+StoreError to_store_error(const aws::AwsError& error) {
+  constexpr auto kind_of = [](aws::ErrorClass error_class) {
+    switch (error_class) {
+      case aws::ErrorClass::Retryable:
+        return idem::ErrorKind::Retryable;
+      case aws::ErrorClass::Throttling:
+        return idem::ErrorKind::Throttling;
+      case aws::ErrorClass::Permanent:
+        return idem::ErrorKind::Permanent;
+    }
+    return idem::ErrorKind::Permanent;
+  };
+  return StoreError{.kind = kind_of(error.error_class),
+                    .code = error.code,
+                    .message = fmt::format("{}{}", error.message,
+                                           error.ambiguous ? " (the write may have been applied)"
+                                                           : "")};
+}
+
+DynamoDbIdempotencyStore::DynamoDbIdempotencyStore(aws::JsonClient& client, TableSpec table)
+    : client_(client), table_(std::move(table)) {}
+
+std::expected<idem::ClaimResult, StoreError> DynamoDbIdempotencyStore::claim(
+    const idem::ClaimRequest& request) {
+  const auto body = encode_claim(table_, request);
+  std::optional<StoreError> last_error;
+  for (int round = 0; round < kClaimRounds; ++round) {
+    auto reply = client_.call("UpdateItem", body);
+    if (reply) {
+      auto record = decode_record(reply->value("Attributes", nlohmann::json::object()));
+      if (!record) return std::unexpected(malformed("claim reply", record.error()));
+      return idem::ClaimResult{.outcome = idem::ClaimOutcome::Acquired, .record = *record};
+    }
+    const aws::AwsError& error = reply.error();
+    if (error.code != kConditionFailed) {
+      if (!error.ambiguous) return std::unexpected(to_store_error(error));
+      last_error = to_store_error(error);
+      continue;
+    }
+    auto existing = refusing_record(error, request.key);
+    if (!existing) return std::unexpected(existing.error());
+    // Without ALL_OLD the record we read may postdate the refusal (gone by TTL, or freed):
+    // then only another claim can tell.
+    if (!*existing || idem::claim_allowed(**existing, request)) continue;
+    return idem::ClaimResult{.outcome = idem::classify_refusal(**existing, request.payload_hash),
+                             .record = **existing};
+  }
+  return std::unexpected(last_error.value_or(
+      StoreError{.kind = idem::ErrorKind::Retryable,
+                 .code = "ClaimUndecided",
+                 .message = fmt::format("claim of {} not decided after {} rounds", request.key,
+                                        kClaimRounds)}));
+}
+
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::complete(
+    std::string_view key, std::string_view token, const idem::Completion& completion,
+    idem::Instant now) {
+  return finish(key, token,
+                {.state = idem::ClaimState::Done,
+                 .status = completion.status,
+                 .result_ref = completion.result_ref,
+                 .now = now});
+}
+
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::fail(
+    std::string_view key, std::string_view token, const idem::Failure& failure,
+    idem::Instant now) {
+  return finish(key, token,
+                {.state = idem::ClaimState::Failed,
+                 .status = failure.status,
+                 .failure_reason = failure.reason,
+                 .now = now});
+}
+
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::finish(std::string_view key,
+                                                                         std::string_view token,
+                                                                         const FinalWrite& write) {
+  auto reply = client_.call("UpdateItem", encode_final(table_, key, token, write));
+  if (reply) return WriteOutcome::Written;
+  if (reply.error().code != kConditionFailed) return std::unexpected(to_store_error(reply.error()));
+  auto existing = refusing_record(reply.error(), key);
+  if (!existing) return std::unexpected(existing.error());
+  const bool own = *existing && is_own_final_write(**existing, token, write);
+  return own ? WriteOutcome::Written : WriteOutcome::Fenced;
+}
+
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::extend(
+    std::string_view key, std::string_view token, idem::Instant new_lease_until) {
+  return set_lease(key, token, new_lease_until);
+}
+
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::release(
+    std::string_view key, std::string_view token) {
+  return set_lease(key, token, idem::Instant{});
+}
+
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::set_lease(
+    std::string_view key, std::string_view token, idem::Instant lease_until) {
+  auto reply = client_.call("UpdateItem", encode_set_lease(table_, key, token, lease_until));
+  if (reply) return WriteOutcome::Written;
+  if (reply.error().code == kConditionFailed) return WriteOutcome::Fenced;
+  return std::unexpected(to_store_error(reply.error()));
+}
+
+std::expected<std::optional<idem::ClaimRecord>, StoreError> DynamoDbIdempotencyStore::get(
+    std::string_view key) {
+  auto reply = client_.call("GetItem", encode_get(table_, key));
+  if (!reply) return std::unexpected(to_store_error(reply.error()));
+  auto item = reply->find("Item");
+  if (item == reply->end() || item->empty()) return std::nullopt;
+  auto record = decode_record(*item);
+  if (!record) return std::unexpected(malformed("GetItem reply", record.error()));
+  return std::optional<idem::ClaimRecord>(std::move(*record));
+}
+
+DynamoDbIdempotencyStore::Existing DynamoDbIdempotencyStore::refusing_record(
+    const aws::AwsError& error, std::string_view key) {
+  if (auto item = old_item_from_error_body(error.response_body)) {
+    auto record = decode_record(*item);
+    if (!record) return std::unexpected(malformed("ALL_OLD item", record.error()));
+    return std::optional<idem::ClaimRecord>(std::move(*record));
+  }
+  return get(key);
+}
+
+}  // namespace ic::dynamodb

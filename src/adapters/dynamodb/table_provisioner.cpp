@@ -1,0 +1,96 @@
+#include "adapters/dynamodb/table_provisioner.hpp"
+
+#include <fmt/format.h>
+
+#include <thread>
+
+namespace ic::dynamodb {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kTtlAttribute = "expiresAt";
+
+std::expected<bool, aws::AwsError> create_table(aws::JsonClient& client, std::string_view table) {
+  auto reply = client.call("CreateTable",
+                           {{"TableName", table},
+                            {"AttributeDefinitions", {{{"AttributeName", "pk"}, {"AttributeType", "S"}}}},
+                            {"KeySchema", {{{"AttributeName", "pk"}, {"KeyType", "HASH"}}}},
+                            {"BillingMode", "PAY_PER_REQUEST"}});
+  if (reply) return true;
+  if (reply.error().code == "ResourceInUseException") return false;
+  return std::unexpected(reply.error());
+}
+
+std::expected<void, aws::AwsError> wait_until_active(aws::JsonClient& client,
+                                                     std::string_view table,
+                                                     const ProvisionOptions& options) {
+  const auto now = options.now ? options.now : [] { return std::chrono::steady_clock::now(); };
+  const auto deadline = now() + options.active_timeout;
+  std::string status;
+  for (;;) {
+    auto reply = client.call("DescribeTable", {{"TableName", table}});
+    if (!reply) return std::unexpected(reply.error());
+    status = reply->value("/Table/TableStatus"_json_pointer, std::string{});
+    if (status == "ACTIVE") return {};
+    if (now() >= deadline) break;
+    if (options.sleep) {
+      options.sleep(options.poll_interval);
+    } else {
+      std::this_thread::sleep_for(options.poll_interval);
+    }
+  }
+  return std::unexpected(aws::AwsError{
+      .error_class = aws::ErrorClass::Retryable,
+      .code = "TableNotActive",
+      .message = fmt::format("table {} still {} after {} ms", table, status,
+                             options.active_timeout.count())});
+}
+
+std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::string_view table) {
+  auto described = client.call("DescribeTimeToLive", {{"TableName", table}});
+  if (!described && described.error().code == "UnknownOperationException") return false;
+  if (!described) return std::unexpected(described.error());
+  const auto& ttl = described->value("TimeToLiveDescription", json::object());
+  const auto status = ttl.value("TimeToLiveStatus", std::string{});
+  const auto attribute = ttl.value("AttributeName", std::string{});
+  if ((status == "ENABLED" || status == "ENABLING") && attribute == kTtlAttribute) return true;
+  if (status == "ENABLED" || status == "ENABLING") {
+    // Only one TTL attribute per table: silently keeping another one would never expire ours.
+    return std::unexpected(aws::AwsError{
+        .error_class = aws::ErrorClass::Permanent,
+        .code = "TtlOnOtherAttribute",
+        .message = fmt::format("table {} has TTL on {}, expected {}", table, attribute,
+                               kTtlAttribute)});
+  }
+  auto updated = client.call(
+      "UpdateTimeToLive",
+      {{"TableName", table},
+       {"TimeToLiveSpecification", {{"Enabled", true}, {"AttributeName", kTtlAttribute}}}});
+  if (updated) return true;
+  const auto& error = updated.error();
+  if (error.code == "UnknownOperationException") return false;
+  // A concurrent provision may have enabled it between our describe and update.
+  if (error.code == "ValidationException" &&
+      error.message.find("already enabled") != std::string::npos) {
+    return true;
+  }
+  return std::unexpected(error);
+}
+
+}  // namespace
+
+std::expected<ProvisionReport, aws::AwsError> provision_table(aws::JsonClient& client,
+                                                              std::string_view table,
+                                                              const ProvisionOptions& options) {
+  auto created = create_table(client, table);
+  if (!created) return std::unexpected(created.error());
+  if (auto active = wait_until_active(client, table, options); !active) {
+    return std::unexpected(active.error());
+  }
+  auto ttl = enable_ttl(client, table);
+  if (!ttl) return std::unexpected(ttl.error());
+  return ProvisionReport{.created = *created, .ttl_enabled = *ttl};
+}
+
+}  // namespace ic::dynamodb

@@ -1,0 +1,36 @@
+// Creates the idempotency table (DESIGN.md §3) and turns on TTL on expiresAt. Idempotent:
+// an existing table and an already enabled TTL are success, so `provision` is safe to re-run.
+//
+//   auto report = provision_table(dynamodb_client, "idempotency", {});
+//   // report->created: false when the table already existed
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "aws/json_client.hpp"
+
+namespace ic::dynamodb {
+
+struct ProvisionOptions {
+  std::chrono::milliseconds active_timeout{std::chrono::seconds(120)};  // wait for ACTIVE
+  std::chrono::milliseconds poll_interval{500};
+  // Injected so tests need not wait; default to the real clock and sleep.
+  std::function<std::chrono::steady_clock::time_point()> now;
+  std::function<void(std::chrono::milliseconds)> sleep;
+};
+
+struct ProvisionReport {
+  bool created = false;     // false when the table existed already
+  bool ttl_enabled = false;  // false only where the endpoint does not support TTL
+};
+
+// Thread-safety: stateless; concurrent calls (e.g. two `provision` runs) are safe because
+// every step tolerates the other having done it first.
+[[nodiscard]] std::expected<ProvisionReport, aws::AwsError> provision_table(
+    aws::JsonClient& client, std::string_view table, const ProvisionOptions& options);
+
+}  // namespace ic::dynamodb

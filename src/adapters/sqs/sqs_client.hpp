@@ -1,0 +1,91 @@
+// Amazon SQS over the AWS JSON 1.0 protocol (ic::aws::JsonClient with target prefix
+// "AmazonSQS"): the data-plane calls the listener needs and the admin calls of provisioning,
+// sending and redriving. SqsQueue binds a source queue and its DLQ into the QueuePort.
+//
+//   aws::JsonClient json({.service = "sqs", .signing_name = "sqs", .target_prefix = "AmazonSQS",
+//                         .endpoint = endpoint, .region = region,
+//                         .timeouts = {.connect = 2s, .total = 30s}}, transport, creds, retry);
+//   SqsClient sqs(json);
+//   auto url = sqs.get_queue_url("charge-due");
+//   SqsQueue queue(sqs, *url, *dlq_url);   // hand to ListenerContainer
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "adapters/sqs/queue_port.hpp"
+#include "adapters/sqs/sqs_codec.hpp"
+#include "aws/json_client.hpp"
+
+namespace ic::sqs {
+
+inline constexpr std::string_view kSqsTargetPrefix = "AmazonSQS";
+
+// Thread-safety: every method may be called concurrently (JsonClient::call is).
+// Ownership: borrows the JsonClient, which must outlive this object.
+// Long polls: a receive whose wait reaches the client's total HTTP timeout would always time
+// out, and the messages SQS handed to that poll would stay invisible for a whole visibility
+// timeout; receive() therefore shortens the wait to leave 5 s of the timeout for the answer.
+class SqsClient {
+ public:
+  explicit SqsClient(aws::JsonClient& client) : client_(client) {}
+
+  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(std::string_view queue_url,
+                                                                        int max_messages,
+                                                                        std::chrono::seconds wait);
+  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
+      std::string_view queue_url, std::span<const DeleteEntry> entries);
+  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
+      std::string_view queue_url, std::span<const VisibilityEntry> entries);
+  // Returns the new message id.
+  [[nodiscard]] std::expected<std::string, QueueError> send(std::string_view queue_url,
+                                                            const OutgoingMessage& message);
+  // Up to 10 messages; per position, the message id or that entry's error.
+  [[nodiscard]] std::expected<std::vector<std::expected<std::string, QueueError>>, QueueError>
+  send_batch(std::string_view queue_url, std::span<const OutgoingMessage> messages);
+
+  [[nodiscard]] std::expected<std::string, QueueError> get_queue_url(std::string_view name);
+  // Idempotent for identical attributes (SQS answers with the existing queue's URL).
+  [[nodiscard]] std::expected<std::string, QueueError> create_queue(
+      std::string_view name, const QueueAttributes& attributes = {});
+  // `names` empty means All.
+  [[nodiscard]] std::expected<QueueAttributes, QueueError> get_queue_attributes(
+      std::string_view queue_url, const std::vector<std::string>& names = {});
+  [[nodiscard]] std::expected<void, QueueError> set_queue_attributes(
+      std::string_view queue_url, const QueueAttributes& attributes);
+  [[nodiscard]] std::expected<void, QueueError> purge_queue(std::string_view queue_url);
+
+ private:
+  [[nodiscard]] std::expected<nlohmann::json, QueueError> call(std::string_view action,
+                                                               const nlohmann::json& request);
+
+  aws::JsonClient& client_;
+};
+
+// The QueuePort over one source queue and its dead-letter queue.
+// Thread-safety and ownership: as SqsClient; `client` must outlive the queue.
+class SqsQueue final : public QueuePort {
+ public:
+  SqsQueue(SqsClient& client, std::string queue_url, std::string dlq_url)
+      : client_(client), queue_url_(std::move(queue_url)), dlq_url_(std::move(dlq_url)) {}
+
+  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(
+      int max_messages, std::chrono::seconds wait) override;
+  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
+      std::span<const DeleteEntry> entries) override;
+  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
+      std::span<const VisibilityEntry> entries) override;
+  [[nodiscard]] std::expected<void, QueueError> send_to_dlq(
+      std::string_view body, const MessageAttributes& attributes) override;
+
+ private:
+  SqsClient& client_;
+  const std::string queue_url_;
+  const std::string dlq_url_;
+};
+
+}  // namespace ic::sqs

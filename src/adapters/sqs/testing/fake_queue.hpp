@@ -1,0 +1,108 @@
+// An in-memory QueuePort with SQS's delivery semantics (visibility timeout, receive count,
+// a fresh receipt handle per delivery, per-entry batch answers) and fault injection, for
+// tests of anything that drives the port. Time is scaled: one queue "second" lasts
+// Options::second of real time, so a 20 s long poll or a 30 s visibility stays fast.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "adapters/sqs/queue_port.hpp"
+
+namespace ic::sqs::testing {
+
+struct DeadLettered {
+  std::string body;
+  MessageAttributes attributes;
+};
+
+// Thread-safety: every method may be called concurrently. Ownership: copies everything.
+class FakeQueue final : public QueuePort {
+ public:
+  struct Options {
+    idem::Millis second{20};                      // real duration of one queue second
+    std::chrono::seconds visibility_timeout{60};  // the queue's default
+  };
+
+  FakeQueue() : FakeQueue(Options{}) {}
+  explicit FakeQueue(Options options) : options_(options) {}
+
+  // QueuePort
+  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(
+      int max_messages, std::chrono::seconds wait) override;
+  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
+      std::span<const DeleteEntry> entries) override;
+  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
+      std::span<const VisibilityEntry> entries) override;
+  [[nodiscard]] std::expected<void, QueueError> send_to_dlq(
+      std::string_view body, const MessageAttributes& attributes) override;
+
+  // Producer side: enqueues a visible message and returns its message id.
+  std::string send(std::string body, MessageAttributes attributes = {});
+
+  // Fault injection. Each counter is consumed one call (or one entry) at a time.
+  void fail_receives(int calls, QueueError error);
+  void fail_delete_calls(int calls, QueueError error);
+  void fail_delete_entries(int entries, QueueError error);
+  void fail_visibility_entries(int entries, QueueError error);
+  void fail_dlq_sends(int calls, QueueError error);
+  // The next receive that returns a message also returns its first message a second time,
+  // with another receipt handle, as a standard queue occasionally does.
+  void duplicate_next_delivery();
+
+  // Inspection.
+  [[nodiscard]] std::size_t remaining() const;  // not deleted, visible or not
+  [[nodiscard]] std::size_t visible() const;
+  [[nodiscard]] bool deleted(std::string_view message_id) const;
+  [[nodiscard]] std::vector<DeadLettered> dead_lettered() const;
+  [[nodiscard]] std::vector<int> receive_requests() const;  // max_messages of each call
+  [[nodiscard]] std::vector<std::vector<DeleteEntry>> delete_calls() const;
+  [[nodiscard]] std::vector<std::vector<VisibilityEntry>> visibility_calls() const;
+
+ private:
+  using SteadyClock = std::chrono::steady_clock;
+  struct Stored {
+    std::string body;
+    MessageAttributes attributes;
+    idem::Instant sent_at;
+    int receive_count = 0;
+    SteadyClock::time_point visible_at;
+    bool deleted = false;
+  };
+  struct Fault {
+    int remaining = 0;
+    QueueError error;
+    // Consumes one occurrence; returns the error while the fault lasts. Requires mutex_.
+    [[nodiscard]] std::optional<QueueError> take();
+  };
+
+  [[nodiscard]] SteadyClock::duration scaled(std::chrono::seconds seconds) const;
+  // Requires mutex_.
+  [[nodiscard]] Message deliver(const std::string& id, Stored& stored, SteadyClock::time_point now);
+  [[nodiscard]] Stored* by_handle(std::string_view receipt_handle);
+
+  const Options options_;
+  mutable std::mutex mutex_;
+  std::condition_variable sent_;
+  std::deque<std::string> order_;  // message ids in send order
+  std::map<std::string, Stored, std::less<>> messages_;
+  std::map<std::string, std::string, std::less<>> handles_;  // receipt handle -> message id
+  std::size_t next_id_ = 0;
+  std::size_t next_handle_ = 0;
+  Fault receive_fault_, delete_call_fault_, delete_entry_fault_, visibility_entry_fault_,
+      dlq_fault_;
+  bool duplicate_next_ = false;
+  std::vector<DeadLettered> dead_lettered_;
+  std::vector<int> receive_requests_;
+  std::vector<std::vector<DeleteEntry>> delete_calls_;
+  std::vector<std::vector<VisibilityEntry>> visibility_calls_;
+};
+
+}  // namespace ic::sqs::testing

@@ -1,0 +1,70 @@
+// The default credential provider chain: environment, shared files (AWS_PROFILE), container
+// (ECS / EKS Pod Identity), EC2 IMDSv2 -- the SDKs' order. The first provider that answers is
+// remembered and asked alone from then on; its credentials are cached and refreshed
+// `refresh_margin` before `Expiration` (so a request signed just before never carries keys
+// that expire in flight).
+//
+//   auto chain = make_default_credentials_chain(env, transport);   // in main
+//   JsonClient dynamodb(config, transport, *chain, retry);
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "aws/credentials.hpp"
+#include "aws/endpoints.hpp"
+#include "aws/http.hpp"
+
+namespace ic::aws {
+
+using WallClock = std::function<std::chrono::system_clock::time_point()>;
+
+struct NamedProvider {
+  std::string name;  // "environment", "profile", ... : used in error messages
+  std::unique_ptr<CredentialsProvider> provider;
+};
+
+// Thread-safety: credentials() is safe to call concurrently; callers wait on one mutex while a
+// refresh is in flight, so an expiry triggers one fetch, not one per thread. Ownership: owns
+// the providers; the clock is copied.
+class CredentialsChain final : public CredentialsProvider {
+ public:
+  CredentialsChain(std::vector<NamedProvider> providers, WallClock clock,
+                   std::chrono::seconds refresh_margin = std::chrono::minutes{5});
+
+  // Cached credentials while fresh. Otherwise a fetch: from the remembered provider, or from
+  // each provider in order until one answers. If a refresh fails while the cached credentials
+  // have not yet expired, those are returned (the next call tries again). The error when no
+  // provider answers lists every provider's reason; it is Retryable when any of them failed
+  // for a transient reason.
+  [[nodiscard]] std::expected<Credentials, AwsError> credentials() override;
+
+  // Name of the provider that answered, once one has.
+  [[nodiscard]] std::optional<std::string> active_provider() const;
+
+ private:
+  [[nodiscard]] std::expected<Credentials, AwsError> fetch(
+      std::chrono::system_clock::time_point now);
+  [[nodiscard]] std::expected<Credentials, AwsError> search();
+
+  std::vector<NamedProvider> providers_;
+  WallClock clock_;
+  std::chrono::seconds refresh_margin_;
+
+  mutable std::mutex mutex_;
+  std::optional<std::size_t> active_;                    // guarded by mutex_
+  std::optional<Credentials> cached_;                    // guarded by mutex_
+  std::chrono::system_clock::time_point refresh_after_;  // guarded by mutex_
+};
+
+// The SDK-order chain over the real providers. `env` is the composition root's lookup.
+[[nodiscard]] std::unique_ptr<CredentialsChain> make_default_credentials_chain(
+    EnvLookup env, HttpTransport& transport,
+    WallClock clock = [] { return std::chrono::system_clock::now(); });
+
+}  // namespace ic::aws

@@ -1,0 +1,136 @@
+#include "aws/json_client.hpp"
+
+#include <fmt/format.h>
+
+#include <random>
+#include <thread>
+
+#include "aws/error_mapping.hpp"
+#include "aws/sigv4.hpp"
+
+namespace ic::aws {
+namespace {
+
+// Random (version 4) UUID. Not a secret: it only ties the attempts of one call together.
+std::string random_invocation_id() {
+  thread_local std::mt19937_64 engine{std::random_device{}()};
+  const std::uint64_t high = (engine() & 0xFFFFFFFFFFFF0FFFULL) | 0x0000000000004000ULL;
+  const std::uint64_t low = (engine() & 0x3FFFFFFFFFFFFFFFULL) | 0x8000000000000000ULL;
+  return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", high >> 32, (high >> 16) & 0xFFFF,
+                     high & 0xFFFF, low >> 48, low & 0xFFFFFFFFFFFFULL);
+}
+
+JsonClientHooks with_defaults(JsonClientHooks hooks) {
+  if (!hooks.wall_clock) hooks.wall_clock = [] { return std::chrono::system_clock::now(); };
+  if (!hooks.sleep) hooks.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+  if (!hooks.invocation_id) hooks.invocation_id = random_invocation_id;
+  return hooks;
+}
+
+AwsError malformed_reply(const HttpResponse& response, std::string_view what) {
+  // The service answered 2xx, so a write has happened: the caller must treat it as unknown.
+  return AwsError{.error_class = ErrorClass::Retryable,
+                  .code = "MalformedResponse",
+                  .message = std::string(what),
+                  .http_status = response.status,
+                  .ambiguous = true,
+                  .response_body = response.body};
+}
+
+}  // namespace
+
+JsonClient::JsonClient(JsonServiceConfig config, HttpTransport& transport,
+                       CredentialsProvider& credentials, RetryPolicy& retry, JsonClientHooks hooks)
+    : config_(std::move(config)),
+      url_(config_.endpoint + "/"),
+      transport_(transport),
+      credentials_(credentials),
+      retry_(retry),
+      hooks_(with_defaults(std::move(hooks))) {}
+
+std::chrono::milliseconds JsonClient::clock_skew() const {
+  return std::chrono::milliseconds(skew_ms_.load(std::memory_order_relaxed));
+}
+
+std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operation,
+                                                         const nlohmann::json& request) {
+  const std::string body = request.dump();
+  const std::string invocation_id = hooks_.invocation_id();
+  RetryAttempt retry_state;
+  bool ambiguous = false;
+  for (int attempt = 1;; ++attempt) {
+    const auto started = std::chrono::steady_clock::now();
+    long http_status = 0;
+    auto result = attempt_once(operation, body, invocation_id, attempt, http_status);
+    AttemptEvent event{.service = config_.service,
+                       .operation = operation,
+                       .attempt = attempt,
+                       .result = "ok",
+                       .http_status = http_status,
+                       .will_retry = false,
+                       .duration = std::chrono::steady_clock::now() - started};
+    if (result) {
+      retry_.on_success(retry_state);
+      if (hooks_.observer) hooks_.observer->on_attempt(event);
+      return result;
+    }
+    AwsError& error = result.error();
+    ambiguous = ambiguous || error.ambiguous;
+    const auto delay = retry_.on_failure(error, attempt, retry_state);
+    event.result = error.code;
+    event.will_retry = delay.has_value();
+    if (hooks_.observer) hooks_.observer->on_attempt(event);
+    if (!delay) {
+      error.ambiguous = ambiguous;
+      return result;
+    }
+    hooks_.sleep(*delay);
+  }
+}
+
+std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_view operation,
+                                                                 const std::string& body,
+                                                                 const std::string& invocation_id,
+                                                                 int attempt, long& http_status) {
+  auto credentials = credentials_.credentials();
+  if (!credentials) return std::unexpected(credentials.error());
+
+  HttpRequest request{
+      .method = "POST",
+      .url = url_,
+      .headers = {{"content-type", "application/x-amz-json-1.0"},
+                  {"x-amz-target", fmt::format("{}.{}", config_.target_prefix, operation)},
+                  {"amz-sdk-invocation-id", invocation_id},
+                  {"amz-sdk-request", fmt::format("attempt={}; max={}", attempt,
+                                                  retry_.config().max_attempts)}},
+      .body = body};
+  sign_request(request, *credentials,
+               {.region = config_.region,
+                .service = config_.signing_name,
+                .time = hooks_.wall_clock() + clock_skew()});
+
+  auto response = transport_.send(request, config_.timeouts);
+  if (!response) return std::unexpected(map_transport_error(response.error()));
+  http_status = response->status;
+  if (response->status < 200 || response->status >= 300) {
+    AwsError error = map_http_error(*response);
+    if (is_clock_skew_error(error)) learn_skew(*response);
+    return std::unexpected(std::move(error));
+  }
+  if (response->body.empty()) return nlohmann::json::object();
+  auto parsed = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return std::unexpected(malformed_reply(*response, "reply is not JSON"));
+  return parsed;
+}
+
+void JsonClient::learn_skew(const HttpResponse& response) {
+  const auto* date = response.header("date");
+  if (!date) return;
+  const auto server_time = parse_http_date(*date);
+  if (!server_time) return;
+  const auto skew =
+      std::chrono::duration_cast<std::chrono::milliseconds>(*server_time - hooks_.wall_clock());
+  skew_ms_.store(skew.count(), std::memory_order_relaxed);
+}
+
+}  // namespace ic::aws

@@ -1,0 +1,103 @@
+// Client for AWS services that speak the AWS JSON 1.0 protocol (DynamoDB, SQS): POST / with
+// X-Amz-Target = "<target_prefix>.<operation>", SigV4-signed, retried in the SDKs' standard
+// mode. Knows nothing about any particular service beyond the config it is given.
+//
+//   JsonClient dynamodb({.service = "dynamodb", .signing_name = "dynamodb",
+//                        .target_prefix = "DynamoDB_20120810", .endpoint = endpoint,
+//                        .region = region},
+//                       transport, credentials, retry_policy);
+//   auto item = dynamodb.call("GetItem", {{"TableName", "t"}, {"Key", ...}});
+//   // item: the parsed reply, or an AwsError already classified (and flagged `ambiguous`
+//   // when a write may have happened although no answer arrived).
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "aws/aws_error.hpp"
+#include "aws/credentials.hpp"
+#include "aws/http.hpp"
+#include "aws/retry_policy.hpp"
+
+namespace ic::aws {
+
+struct JsonServiceConfig {
+  std::string service;        // label in metrics and logs, e.g. "dynamodb", "sqs"
+  std::string signing_name;   // SigV4 service name, e.g. "dynamodb", "sqs"
+  std::string target_prefix;  // e.g. "DynamoDB_20120810", "AmazonSQS"
+  std::string endpoint;       // scheme://host[:port][/path], see endpoints.hpp
+  std::string region;         // SigV4 region, e.g. "us-east-1"
+  HttpTimeouts timeouts{};
+};
+
+// One HTTP attempt of a call, reported after it finished.
+struct AttemptEvent {
+  std::string_view service;
+  std::string_view operation;
+  int attempt = 1;          // 1-based
+  std::string_view result;  // "ok", or the error code (e.g. ThrottlingException, TimeoutAfterSend)
+  long http_status = 0;     // 0 when no response arrived
+  bool will_retry = false;  // the client is going to try again
+  std::chrono::nanoseconds duration{};
+};
+
+// Receives every attempt, e.g. to export "AWS requests and retries by service, operation and
+// result". Thread-safety: called concurrently from every thread that uses the client; must not
+// block. Ownership: not owned by the client; must outlive it.
+class JsonClientObserver {
+ public:
+  virtual ~JsonClientObserver() = default;
+  virtual void on_attempt(const AttemptEvent& event) = 0;
+};
+
+// Injected so tests control time, randomness and waiting; defaults use the real ones.
+struct JsonClientHooks {
+  std::function<std::chrono::system_clock::time_point()> wall_clock;  // signing time
+  std::function<void(std::chrono::milliseconds)> sleep;               // backoff waits
+  std::function<std::string()> invocation_id;                         // amz-sdk-invocation-id
+  JsonClientObserver* observer = nullptr;
+};
+
+// Thread-safety: call() is safe to call concurrently. Ownership: the transport, credentials
+// provider and retry policy are borrowed and must outlive the client; the retry policy (and so
+// its retry quota) may be shared by several clients.
+class JsonClient {
+ public:
+  JsonClient(JsonServiceConfig config, HttpTransport& transport, CredentialsProvider& credentials,
+             RetryPolicy& retry, JsonClientHooks hooks = {});
+
+  // Sends `request` as operation `operation` (e.g. "UpdateItem"), retrying retryable failures
+  // with a fresh signature per attempt and one invocation id across attempts. On failure the
+  // AwsError is classified; `response_body` carries the service's error document (e.g. the
+  // ALL_OLD Item of a ConditionalCheckFailedException); `ambiguous` is set when any attempt
+  // may have taken effect (timeout or dropped connection after sending, or a 5xx reply).
+  [[nodiscard]] std::expected<nlohmann::json, AwsError> call(std::string_view operation,
+                                                             const nlohmann::json& request);
+
+  [[nodiscard]] const JsonServiceConfig& config() const { return config_; }
+
+  // Current correction applied to the signing clock, learnt from clock-skew errors.
+  [[nodiscard]] std::chrono::milliseconds clock_skew() const;
+
+ private:
+  [[nodiscard]] std::expected<nlohmann::json, AwsError> attempt_once(
+      std::string_view operation, const std::string& body, const std::string& invocation_id,
+      int attempt, long& http_status);
+  void learn_skew(const HttpResponse& response);
+
+  JsonServiceConfig config_;
+  std::string url_;
+  HttpTransport& transport_;
+  CredentialsProvider& credentials_;
+  RetryPolicy& retry_;
+  JsonClientHooks hooks_;
+  std::atomic<std::int64_t> skew_ms_{0};
+};
+
+}  // namespace ic::aws

@@ -1,0 +1,203 @@
+#include "observability/admin_server.hpp"
+
+#include <fmt/core.h>
+#include <httplib.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <charconv>
+#include <exception>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+#include <utility>
+#include <vector>
+
+namespace ic::obs {
+namespace {
+
+constexpr std::string_view kJson = "application/json";
+constexpr std::string_view kPrometheusText = "text/plain; version=0.0.4; charset=utf-8";
+// Probes and scrapes may overlap; more threads would only compete with the workers for CPU.
+constexpr std::size_t kHandlerThreads = 4;
+// A slow or stalled client frees its handler thread after this long.
+constexpr std::chrono::seconds kIoTimeout{2};
+
+std::expected<std::uint16_t, std::string> parse_port(std::string_view text) {
+  unsigned value = 0;
+  const auto* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc{} || ptr != end || value > 65535) {
+    return std::unexpected(fmt::format("port \"{}\" is not a number in 0..65535", text));
+  }
+  return static_cast<std::uint16_t>(value);
+}
+
+ReadinessResult run_check(const ReadinessCheck& check) {
+  try {
+    return check();
+  } catch (const std::exception& e) {
+    return {.ok = false, .detail = fmt::format("check threw: {}", e.what())};
+  } catch (...) {
+    return {.ok = false, .detail = "check threw"};
+  }
+}
+
+}  // namespace
+
+std::expected<HostPort, std::string> parse_host_port(std::string_view text) {
+  const auto invalid = [&](std::string_view why) {
+    return std::unexpected(fmt::format("\"{}\" is not host:port ({})", text, why));
+  };
+  std::string_view host;
+  std::string_view port;
+  if (text.starts_with('[')) {
+    const auto close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') {
+      return invalid("expected [ipv6]:port");
+    }
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else {
+    const auto colon = text.rfind(':');
+    if (colon == std::string_view::npos) return invalid("missing :port");
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (host.contains(':')) return invalid("write an IPv6 address as [addr]:port");
+  }
+  if (host.empty()) return invalid("missing host");
+  if (std::ranges::any_of(host,
+                          [](unsigned char c) { return std::isspace(c) || std::iscntrl(c); })) {
+    return invalid("host contains whitespace or control characters");
+  }
+  auto parsed_port = parse_port(port);
+  if (!parsed_port) return invalid(parsed_port.error());
+  return HostPort{.host = std::string(host), .port = *parsed_port};
+}
+
+struct AdminServer::Impl {
+  Impl(HostPort address, const MetricsRegistry& metrics)
+      : bind(std::move(address)), registry(metrics) {}
+
+  // Runs every check outside the lock, so a slow check never blocks registration.
+  std::pair<bool, std::string> readiness() {
+    std::vector<std::pair<std::string, ReadinessCheck>> snapshot;
+    {
+      const std::scoped_lock lock(checks_mutex);
+      snapshot = checks;
+    }
+    bool ready = true;
+    nlohmann::ordered_json results = nlohmann::ordered_json::object();
+    for (const auto& [name, check] : snapshot) {
+      ReadinessResult result = run_check(check);
+      ready = ready && result.ok;
+      results[name] = {{"ok", result.ok}, {"detail", std::move(result.detail)}};
+    }
+    const nlohmann::ordered_json body{{"status", ready ? "ready" : "not_ready"},
+                                      {"checks", std::move(results)}};
+    return {ready, body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)};
+  }
+
+  void configure() {
+    server.new_task_queue = [] { return new httplib::ThreadPool(kHandlerThreads); };
+    // One request per connection: an idle keep-alive connection would hold a handler thread
+    // for seconds, and a probe queued behind it could miss its (often 1 s) deadline.
+    server.set_keep_alive_max_count(1);
+    server.set_read_timeout(kIoTimeout);
+    server.set_write_timeout(kIoTimeout);
+    // httplib's default sets SO_REUSEPORT, which lets a second process bind the same address
+    // and receive a share of the probes meant for the first. SO_REUSEADDR alone still allows
+    // a quick restart over TIME_WAIT connections but refuses a second live listener.
+    server.set_socket_options([](socket_t sock) {
+      const int yes = 1;
+      ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    });
+    server.Get("/health/live", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"status":"live"})", std::string(kJson));
+    });
+    server.Get("/health/ready", [this](const httplib::Request&, httplib::Response& res) {
+      auto [ready, body] = readiness();
+      res.status = ready ? 200 : 503;
+      res.set_content(body, std::string(kJson));
+    });
+    server.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      res.set_content(registry.render(), std::string(kPrometheusText));
+    });
+  }
+
+  HostPort bind;
+  const MetricsRegistry& registry;
+  httplib::Server server;
+
+  std::mutex checks_mutex;
+  std::vector<std::pair<std::string, ReadinessCheck>> checks;  // guarded by checks_mutex
+
+  std::mutex lifecycle_mutex;
+  bool started = false;  // guarded by lifecycle_mutex
+  bool stopped = false;  // guarded by lifecycle_mutex
+  std::thread thread;    // guarded by lifecycle_mutex
+  std::atomic<bool> listen_returned{false};
+  std::atomic<std::uint16_t> bound_port{0};
+};
+
+AdminServer::AdminServer(HostPort bind, const MetricsRegistry& registry)
+    : impl_(std::make_unique<Impl>(std::move(bind), registry)) {
+  impl_->configure();
+}
+
+AdminServer::~AdminServer() {
+  stop();
+}
+
+void AdminServer::add_readiness_check(std::string name, ReadinessCheck check) {
+  const std::scoped_lock lock(impl_->checks_mutex);
+  auto& checks = impl_->checks;
+  auto it = std::ranges::find(checks, name, &std::pair<std::string, ReadinessCheck>::first);
+  if (it != checks.end()) {
+    it->second = std::move(check);
+  } else {
+    checks.emplace_back(std::move(name), std::move(check));
+  }
+}
+
+std::expected<void, std::string> AdminServer::start() {
+  Impl& impl = *impl_;
+  const std::scoped_lock lock(impl.lifecycle_mutex);
+  if (impl.started) return std::unexpected("admin server already started");
+  const std::string& host = impl.bind.host;
+  const int port = impl.bind.port == 0 ? impl.server.bind_to_any_port(host)
+                   : impl.server.bind_to_port(host, impl.bind.port) ? impl.bind.port
+                                                                    : -1;
+  if (port <= 0) {
+    return std::unexpected(fmt::format("cannot listen on {}:{}", host, impl.bind.port));
+  }
+  impl.started = true;
+  impl.bound_port.store(static_cast<std::uint16_t>(port));
+  impl.thread = std::thread([&impl] {
+    impl.server.listen_after_bind();
+    impl.listen_returned.store(true);
+  });
+  // httplib's stop() is a no-op until the accept loop runs, so a stop() right after start()
+  // would otherwise leave the thread listening forever.
+  while (!impl.server.is_running() && !impl.listen_returned.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return {};
+}
+
+void AdminServer::stop() {
+  Impl& impl = *impl_;
+  const std::scoped_lock lock(impl.lifecycle_mutex);
+  if (!impl.started || impl.stopped) return;
+  impl.server.stop();
+  impl.thread.join();
+  impl.stopped = true;
+}
+
+std::uint16_t AdminServer::port() const noexcept {
+  return impl_->bound_port.load();
+}
+
+}  // namespace ic::obs

@@ -1,0 +1,502 @@
+"""Scenario 9, least privilege: `charge-recovery run` works with exactly deploy/iam-policy.json,
+and every action in that policy is needed.
+
+The module runs its own moto server with IAM enforcement on. What moto 5.2.1 does
+(moto/core/authorization.py, moto/iam/access_control.py), found by reading it and by probing:
+- INITIAL_NO_AUTH_ACTION_COUNT=n: one counter per server process, over every service (IAM
+  included; /moto-api/ calls are not counted). The first n requests skip authentication;
+  every later one must be SigV4-signed with an IAM user's access key (moto recomputes the
+  signature with botocore; an unknown key gets InvalidClientTokenId) and be allowed by the
+  user's inline, attached or group policies. An explicit Deny wins; Condition blocks are only
+  evaluated in role trust policies.
+- A denial is HTTP 403 with an XML body, even for the JSON protocols: code AccessDenied,
+  message "User: <user arn> is not authorized to perform: <service>:<Action>".
+- Resources: an SQS request is checked against its queue's ARN, taken from QueueUrl; a request
+  naming the queue by QueueName (CreateQueue, GetQueueUrl) is checked against "*". A DynamoDB
+  request is always checked against "*" (DynamoHandler has no _determine_resource), so a
+  statement scoped to a table ARN never matches and every DynamoDB call is denied.
+- Actions are the API operation names, so DeleteMessageBatch is checked as
+  sqs:DeleteMessageBatch, where AWS authorises it as sqs:DeleteMessage (likewise
+  ChangeMessageVisibilityBatch and SendMessageBatch).
+The moto this module starts (this file run as a script) closes these gaps, so that the
+policy under test is deploy/iam-policy.json verbatim with only its placeholders filled in, and
+table scoping is enforced as well as queue scoping.
+
+Set-up spends the unauthenticated budget (3 requests) on an admin user; the admin creates an
+operator user with deploy/iam-policy-operator.json, which runs `charge-recovery provision`;
+each test creates a consumer user with the policy (or the policy minus one action) attached.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import string
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from charge_stack import (
+    ChargeStack,
+    Consumer,
+    Consumers,
+    attribute,
+    charge,
+    charge_body,
+    parse_assignments,
+    provision_args,
+    run_cli,
+)
+from stack import PYTHON, REPO_ROOT, FakeBank, MotoServer, ProcessManager, json_event, wait_until
+
+POLICY = REPO_ROOT / "deploy" / "iam-policy.json"
+OPERATOR_POLICY = REPO_ROOT / "deploy" / "iam-policy-operator.json"
+RUN_ACTIONS = [
+    "sqs:ReceiveMessage",
+    "sqs:DeleteMessage",
+    "sqs:ChangeMessageVisibility",
+    "sqs:SendMessage",
+    "dynamodb:UpdateItem",
+    "dynamodb:GetItem",
+]
+LEASE_SECONDS = 2
+NO_AUTH_BUDGET = 3  # create_user, put_user_policy, create_access_key of the admin
+NSF_ACCOUNT = "ACC-NSF-00000001"
+PERMANENT_FAILURES = {"ACC-NSF": "INSUFFICIENT_FUNDS"}
+
+
+# --- the moto server of this module -------------------------------------------------------
+
+# AWS authorises the batch operations as their single-message actions.
+_AUTHORISED_AS = {
+    "sqs:DeleteMessageBatch": "sqs:DeleteMessage",
+    "sqs:ChangeMessageVisibilityBatch": "sqs:ChangeMessageVisibility",
+    "sqs:SendMessageBatch": "sqs:SendMessage",
+}
+
+
+def _close_moto_iam_gaps() -> None:
+    """Patch moto (pinned 5.2.1) in this process: DynamoDB requests are authorised against the
+    table's ARN, SQS requests that name a queue by QueueName against that queue's ARN, SQS
+    batch operations as the actions AWS checks for them."""
+    from moto.dynamodb.responses import DynamoHandler
+    from moto.iam import access_control
+    from moto.sqs.responses import SQSResponse
+    from moto.utilities.utils import get_partition
+
+    def table_arn(self: Any) -> str:
+        # call_action has parsed the request into self.body before it asks for the resource.
+        name = self.body.get("TableName") if isinstance(self.body, dict) else None
+        if not isinstance(name, str):
+            return "*"  # ListTables and the like are authorised on "*" by AWS too
+        if name.startswith("arn:"):
+            return name
+        return f"arn:{get_partition(self.region)}:dynamodb:{self.region}:{self.current_account}:table/{name}"
+
+    DynamoHandler._determine_resource = table_arn  # type: ignore[attr-defined]
+
+    queue_url_arn = SQSResponse._determine_resource
+
+    def queue_arn(self: Any) -> str:
+        name = self._get_param("QueueName")
+        if not isinstance(name, str) or not name:
+            return queue_url_arn(self)
+        return f"arn:{get_partition(self.region)}:sqs:{self.region}:{self.current_account}:{name}"
+
+    SQSResponse._determine_resource = queue_arn  # type: ignore[method-assign]
+
+    original_init = access_control.IAMRequestBase.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        self._action = _AUTHORISED_AS.get(self._action, self._action)
+
+    access_control.IAMRequestBase.__init__ = init  # type: ignore[method-assign]
+
+
+def start_iam_moto(manager: ProcessManager) -> MotoServer:
+    """tools/moto_server.py with the gaps closed and authentication on after NO_AUTH_BUDGET."""
+    argv = [PYTHON, str(Path(__file__).resolve()), "--port", "0"]
+    env = {"INITIAL_NO_AUTH_ACTION_COUNT": str(NO_AUTH_BUDGET)}
+    proc = manager.start("moto-iam", argv, env=env, ready=json_event("listening"), timeout=30.0)
+    return MotoServer(proc, f"http://127.0.0.1:{proc.ready_info['port']}", dynamodb_lock=True)
+
+
+# --- policies and users -------------------------------------------------------------------
+
+
+def render(path: Path, names: dict[str, str]) -> dict[str, Any]:
+    """The policy template with its ${...} placeholders filled (as envsubst would)."""
+    return json.loads(string.Template(path.read_text()).substitute(names))
+
+
+def actions_of(policy: dict[str, Any]) -> list[str]:
+    out: list[str] = []
+    for statement in policy["Statement"]:
+        action = statement["Action"]
+        out.extend([action] if isinstance(action, str) else action)
+    return out
+
+
+def without(policy: dict[str, Any], action: str) -> dict[str, Any]:
+    """The policy minus one action (statements left empty are dropped)."""
+    assert action in actions_of(policy), action
+    reduced = copy.deepcopy(policy)
+    statements = []
+    for statement in reduced["Statement"]:
+        actions = [statement["Action"]] if isinstance(statement["Action"], str) else statement["Action"]
+        kept = [a for a in actions if a != action]
+        if kept:
+            statement["Action"] = kept
+            statements.append(statement)
+    reduced["Statement"] = statements
+    return reduced
+
+
+@dataclass
+class Keys:
+    access_key_id: str
+    secret_access_key: str
+
+    def env(self) -> dict[str, str]:
+        return {"AWS_ACCESS_KEY_ID": self.access_key_id, "AWS_SECRET_ACCESS_KEY": self.secret_access_key}
+
+
+def client(moto: MotoServer, service: str, keys: Keys) -> Any:
+    import boto3
+    from botocore.config import Config
+
+    return boto3.session.Session().client(
+        service,
+        endpoint_url=moto.endpoint_url,
+        region_name=moto.region,
+        aws_access_key_id=keys.access_key_id,
+        aws_secret_access_key=keys.secret_access_key,
+        config=Config(retries={"max_attempts": 1}, connect_timeout=2, read_timeout=30),
+    )
+
+
+def create_user(iam: Any, name: str, policy: dict[str, Any]) -> Keys:
+    """An IAM user with `policy` attached as a managed policy, and an access key."""
+    arn = iam.create_policy(PolicyName=name, PolicyDocument=json.dumps(policy))["Policy"]["Arn"]
+    iam.create_user(UserName=name)
+    iam.attach_user_policy(UserName=name, PolicyArn=arn)
+    key = iam.create_access_key(UserName=name)["AccessKey"]
+    return Keys(key["AccessKeyId"], key["SecretAccessKey"])
+
+
+@dataclass
+class World:
+    moto: MotoServer
+    stack: ChargeStack  # its boto3 clients use the admin's keys
+    names: dict[str, str]
+    iam: Any  # the admin's
+
+    def policy(self) -> dict[str, Any]:
+        return render(POLICY, self.names)
+
+    def consumer_keys(self, policy: dict[str, Any]) -> Keys:
+        return create_user(self.iam, f"consumer-{uuid.uuid4().hex[:8]}", policy)
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
+    manager = ProcessManager(tmp_path_factory.mktemp("least-privilege"))
+    try:
+        moto = start_iam_moto(manager)
+        unauthenticated = client(moto, "iam", Keys("testing", "testing"))
+        unauthenticated.create_user(UserName="admin")
+        admin_policy = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+        unauthenticated.put_user_policy(UserName="admin", PolicyName="admin", PolicyDocument=json.dumps(admin_policy))
+        key = unauthenticated.create_access_key(UserName="admin")["AccessKey"]
+        admin = Keys(key["AccessKeyId"], key["SecretAccessKey"])
+
+        suffix = uuid.uuid4().hex[:8]
+        account = client(moto, "sts", admin).get_caller_identity()["Account"]
+        names = {
+            "AWS_REGION": moto.region,
+            "AWS_ACCOUNT_ID": account,
+            "IDEMPOTENCY_TABLE": f"charges-{suffix}",
+            "CHARGE_QUEUE_NAME": f"charge-due-{suffix}",
+            "CHARGE_DLQ_NAME": f"charge-due-dlq-{suffix}",
+        }
+        iam = client(moto, "iam", admin)
+        operator = create_user(iam, "operator", render(OPERATOR_POLICY, names))
+        env = {**moto.env(), **operator.env(), "LEASE_SECONDS": str(LEASE_SECONDS)}
+        args = provision_args(names["IDEMPOTENCY_TABLE"], names["CHARGE_QUEUE_NAME"], names["CHARGE_DLQ_NAME"], 10)
+        provisioned = run_cli(args, env)
+        assert provisioned.returncode == 0, f"provision with the operator policy failed: {provisioned.stderr}"
+        printed = parse_assignments(provisioned.stdout)
+        stack = ChargeStack(
+            moto=moto,
+            table=names["IDEMPOTENCY_TABLE"],
+            queue_url=printed["CHARGE_QUEUE_URL"],
+            dlq_url=printed["CHARGE_DLQ_URL"],
+            lease_seconds=LEASE_SECONDS,
+            max_receive_count=10,
+            sqs=client(moto, "sqs", admin),
+            dynamodb=client(moto, "dynamodb", admin),
+        )
+        yield World(moto, stack, names, iam)
+    finally:
+        manager.stop_all()
+
+
+@pytest.fixture
+def consumers(world: World, fake_bank: FakeBank, processes: ProcessManager) -> Iterator[Consumers]:
+    """Consumers on the module's stack; both queues emptied first (earlier tests leave
+    messages behind on purpose)."""
+    for url in (world.stack.queue_url, world.stack.dlq_url):
+        world.stack.sqs.purge_queue(QueueUrl=url)
+    assert world.stack.depth() == 0 and world.stack.depth(world.stack.dlq_url) == 0
+    fake_bank.set_faults(permanentFailures=PERMANENT_FAILURES)
+    started = Consumers(processes, world.stack, fake_bank)
+    try:
+        yield started
+    finally:
+        started.stop_all()
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def new_id(label: str) -> str:
+    return f"CHG-LP-{label}-{uuid.uuid4().hex[:10]}"
+
+
+def debits_of(bank: FakeBank, charge_id: str) -> list[dict[str, Any]]:
+    return [d for d in bank.ledger()["debits"] if d["chargeId"] == charge_id]
+
+
+def claims_of(consumer: Consumer, charge_id: str) -> list[dict[str, Any]]:
+    return consumer.logged("claim decided", chargeId=charge_id)
+
+
+class ActionNotNamedInLogs(AssertionError):
+    """The consumer was denied, but its log does not say which action was missing."""
+
+
+def denial(consumer: Consumer, msg: str, timeout: float = 15.0, **fields: Any) -> dict[str, Any]:
+    """Wait for a log line `msg` (with `fields`) whose code is AccessDenied."""
+    return consumer.process.wait_for(
+        lambda: next(iter(consumer.logged(msg, code="AccessDenied", **fields)), None),
+        timeout,
+        f'log "{msg}" with code AccessDenied',
+    )
+
+
+def assert_names_action(line: dict[str, Any], action: str) -> None:
+    if action not in json.dumps(line):
+        raise ActionNotNamedInLogs(f"{action} is not named in the denial logged: {line}")
+
+
+# --- the policy itself --------------------------------------------------------------------
+
+
+def test_policy_grants_exactly_the_actions_run_calls_on_named_resources(world: World) -> None:
+    policy = world.policy()
+    assert sorted(actions_of(policy)) == sorted(RUN_ACTIONS)
+    queue_arn = "arn:aws:sqs:{AWS_REGION}:{AWS_ACCOUNT_ID}:{CHARGE_QUEUE_NAME}".format(**world.names)
+    dlq_arn = "arn:aws:sqs:{AWS_REGION}:{AWS_ACCOUNT_ID}:{CHARGE_DLQ_NAME}".format(**world.names)
+    table_arn = "arn:aws:dynamodb:{AWS_REGION}:{AWS_ACCOUNT_ID}:table/{IDEMPOTENCY_TABLE}".format(**world.names)
+    resources = {}
+    for statement in policy["Statement"]:
+        assert statement["Effect"] == "Allow" and "Condition" not in statement, statement
+        for action in actions_of({"Statement": [statement]}):
+            resources[action] = statement["Resource"]
+    assert resources == {
+        "sqs:ReceiveMessage": queue_arn,
+        "sqs:DeleteMessage": queue_arn,
+        "sqs:ChangeMessageVisibility": queue_arn,
+        "sqs:SendMessage": dlq_arn,
+        "dynamodb:UpdateItem": table_arn,
+        "dynamodb:GetItem": table_arn,
+    }
+    # The ARNs in the policy are the ones the emulator (and AWS) compute for these resources.
+    attributes = world.stack.sqs.get_queue_attributes(QueueUrl=world.stack.queue_url, AttributeNames=["QueueArn"])
+    assert attributes["Attributes"]["QueueArn"] == queue_arn
+    described = world.stack.dynamodb.describe_table(TableName=world.names["IDEMPOTENCY_TABLE"])
+    assert described["Table"]["TableArn"] == table_arn
+
+
+def test_the_emulator_enforces_the_policy_and_its_resource_scoping(world: World) -> None:
+    from botocore.exceptions import ClientError
+
+    keys = world.consumer_keys(world.policy())
+    sqs, dynamodb = client(world.moto, "sqs", keys), client(world.moto, "dynamodb", keys)
+
+    def code_of(call: Callable[[], Any]) -> str:
+        with pytest.raises(ClientError) as caught:
+            call()
+        # moto answers auth failures with XML even to JSON-protocol clients; botocore then
+        # reports the HTTP status as the code and the document as the message.
+        xml_code = re.search(r"<Code>([^<]+)</Code>", str(caught.value))
+        return xml_code.group(1) if xml_code else str(caught.value.response["Error"]["Code"])
+
+    assert code_of(lambda: client(world.moto, "sqs", Keys("testing", "testing")).list_queues()) == "InvalidClientTokenId"
+    # Allowed action, resource in scope: passes authorisation (then fails on the fake handle).
+    assert code_of(lambda: sqs.delete_message(QueueUrl=world.stack.queue_url, ReceiptHandle="x")) != "AccessDenied"
+    # SendMessage is granted on the DLQ only, and the batch form is authorised as SendMessage.
+    sqs.send_message(QueueUrl=world.stack.dlq_url, MessageBody="probe")
+    assert code_of(lambda: sqs.send_message(QueueUrl=world.stack.queue_url, MessageBody="x")) == "AccessDenied"
+    assert code_of(lambda: sqs.send_message_batch(QueueUrl=world.stack.queue_url, Entries=[{"Id": "0", "MessageBody": "x"}])) == "AccessDenied"
+    # Nothing outside the policy: no queue or table management, no reads beyond GetItem.
+    assert code_of(lambda: sqs.create_queue(QueueName="not-allowed")) == "AccessDenied"
+    assert code_of(lambda: sqs.purge_queue(QueueUrl=world.stack.dlq_url)) == "AccessDenied"
+    assert code_of(lambda: dynamodb.scan(TableName=world.names["IDEMPOTENCY_TABLE"])) == "AccessDenied"
+    assert code_of(lambda: dynamodb.delete_table(TableName=world.names["IDEMPOTENCY_TABLE"])) == "AccessDenied"
+    dynamodb.get_item(TableName=world.names["IDEMPOTENCY_TABLE"], Key={"pk": {"S": "probe"}})
+    assert code_of(lambda: dynamodb.get_item(TableName="another-table", Key={"pk": {"S": "probe"}})) == "AccessDenied"
+    world.stack.sqs.purge_queue(QueueUrl=world.stack.dlq_url)
+
+
+# --- scenarios 1-5 with the policy ----------------------------------------------------------
+
+
+def test_consumer_with_the_policy_passes_scenarios_1_to_5(world: World, consumers: Consumers, fake_bank: FakeBank) -> None:
+    stack = world.stack
+    consumer = consumers.start(**world.consumer_keys(world.policy()).env())
+    once, mismatched, nsf = new_id("once"), new_id("mismatch"), new_id("nsf")
+    original = charge(mismatched, amount=2500)
+
+    # 1: five copies; 2: an invalid body; 3 (first half): the original of a later mismatch;
+    # 4: a permanent failure.
+    stack.send_bodies([charge_body(charge(once))] * 5 + ["not json", charge_body(original), charge_body(charge(nsf, account=NSF_ACCOUNT))])
+    assert stack.final_record(once)["status"] == "DEBITED"
+    assert stack.final_record(mismatched)["status"] == "DEBITED"
+    failed = stack.final_record(nsf)
+    assert (failed["state"], failed["failureReason"]) == ("FAILED", "INSUFFICIENT_FUNDS")
+    stack.send_body(charge_body({**original, "amountMinor": 9999}))  # 3: same chargeId, other payload
+    reasons = {(attribute(m, "chargeId"), attribute(m, "failureReason")) for m in stack.dead_letters(3)}
+    assert reasons == {(None, "INVALID_MESSAGE"), (mismatched, "PAYLOAD_MISMATCH"), (nsf, "PERMANENT_DEBIT_FAILURE")}
+
+    # 5: the notification fails after the debit.
+    fake_bank.set_faults(permanentFailures=PERMANENT_FAILURES, notificationFailureRate=1.0)
+    unnotified = new_id("unnotified")
+    stack.send_body(charge_body(charge(unnotified)))
+    assert stack.final_record(unnotified)["status"] == "DEBITED_NOTIFICATION_FAILED"
+
+    # A debit slower than half the lease: the heartbeat (UpdateItem + ChangeMessageVisibility)
+    # keeps the message invisible, so it is delivered once.
+    fake_bank.set_faults(latencyMs=LEASE_SECONDS * 1000)
+    slow = new_id("slow")
+    stack.send_body(charge_body(charge(slow)))
+    assert stack.final_record(slow)["status"] == "DEBITED"
+    assert [c["outcome"] for c in claims_of(consumer, slow)] == ["ACQUIRED"]
+
+    stack.wait_drained()
+    assert [len(debits_of(fake_bank, c)) for c in (once, mismatched, nsf, unnotified, slow)] == [1, 1, 0, 1, 1]
+    assert debits_of(fake_bank, mismatched)[0]["amountMinor"] == 2500
+    assert consumer.get("/health/ready")[0] == 200
+    assert not [line for line in consumer.logs() if "AccessDenied" in json.dumps(line)]
+    assert consumers.stop(consumer) == 0
+
+
+# --- each action is needed ----------------------------------------------------------------
+
+
+def without_receive(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """Scenario 1 never starts: nothing is received, nothing debited."""
+    charge_id = new_id("no-receive")
+    world.stack.send_bodies([charge_body(charge(charge_id))] * 5)
+    line = denial(consumer, "receive failed; backing off")
+    assert world.stack.depth() == 5 and world.stack.record(charge_id) is None
+    assert debits_of(bank, charge_id) == []
+    return line
+
+
+def without_delete(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """Scenario 1 debits once and records DONE, but the acks fail: the copies stay queued."""
+    charge_id = new_id("no-delete")
+    world.stack.send_bodies([charge_body(charge(charge_id))] * 5)
+    assert world.stack.final_record(charge_id)["status"] == "DEBITED"
+    line = denial(consumer, "batch entry failed", action="delete", final=True)
+    assert world.stack.depth() > 0
+    assert len(debits_of(bank, charge_id)) == 1
+    return line
+
+
+def without_change_visibility(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """A debit slower than half the lease: the heartbeat cannot extend the visibility, so the
+    message is delivered again while its first delivery is still being handled."""
+    bank.set_faults(permanentFailures=PERMANENT_FAILURES, latencyMs=LEASE_SECONDS * 1000)
+    charge_id = new_id("no-visibility")
+    world.stack.send_body(charge_body(charge(charge_id)))
+    line = denial(consumer, "heartbeat could not extend visibility")
+    consumer.process.wait_for(lambda: len(claims_of(consumer, charge_id)) >= 2, 15.0, "a second delivery")
+    assert claims_of(consumer, charge_id)[1]["outcome"] == "DUPLICATE_IN_PROGRESS"
+    return line
+
+
+def without_send(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """Scenario 2: the invalid message cannot be forwarded; the DLQ stays empty."""
+    world.stack.send_body("not json")
+    line = denial(consumer, "DLQ forward failed; message kept for retry")
+    assert world.stack.depth(world.stack.dlq_url) == 0 and world.stack.depth() == 1
+    return line
+
+
+def without_update(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """Scenario 1: no claim, so no debit and no record."""
+    charge_id = new_id("no-update")
+    world.stack.send_bodies([charge_body(charge(charge_id))] * 5)
+    line = denial(consumer, "idempotency store failed", chargeId=charge_id)
+    assert world.stack.record(charge_id) is None and debits_of(bank, charge_id) == []
+    return line
+
+
+def without_get(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """Start-up: the table probe is refused, so the consumer never reports ready. (Claims
+    themselves get the refusing item from ALL_OLD on moto and AWS; GetItem is their fallback
+    for stores that ignore ALL_OLD.)"""
+    line = denial(consumer, "idempotency table not reachable")
+    status, body = consumer.get("/health/ready")
+    assert status != 200 and "table_reachable" in body, (status, body)
+    return line
+
+
+ABLATIONS: dict[str, Callable[[World, Consumer, FakeBank], dict[str, Any]]] = {
+    "sqs:ReceiveMessage": without_receive,
+    "sqs:DeleteMessage": without_delete,
+    "sqs:ChangeMessageVisibility": without_change_visibility,
+    "sqs:SendMessage": without_send,
+    "dynamodb:UpdateItem": without_update,
+    "dynamodb:GetItem": without_get,
+}
+# telemetry.cpp logs these denials with their code but not the error's message, which is where
+# the action is named (see the report of scenario 9).
+NOT_NAMED_YET = {"sqs:DeleteMessage", "sqs:ChangeMessageVisibility"}
+
+
+@pytest.mark.parametrize(
+    "action",
+    [
+        pytest.param(
+            a,
+            marks=[pytest.mark.xfail(raises=ActionNotNamedInLogs, strict=True, reason="denial logged without its message")]
+            if a in NOT_NAMED_YET
+            else [],
+        )
+        for a in RUN_ACTIONS
+    ],
+)
+def test_each_action_is_needed(action: str, world: World, consumers: Consumers, fake_bank: FakeBank) -> None:
+    assert set(ABLATIONS) == set(RUN_ACTIONS)
+    consumer = consumers.start(**world.consumer_keys(without(world.policy(), action)).env())
+    line = ABLATIONS[action](world, consumer, fake_bank)
+    assert_names_action(line, action)
+
+
+if __name__ == "__main__":
+    # The module's moto server: `python tests/system/test_least_privilege.py --port 0 ...`.
+    sys.path.insert(0, str(REPO_ROOT))
+    _close_moto_iam_gaps()
+    from tools.moto_server import main
+
+    sys.exit(main())

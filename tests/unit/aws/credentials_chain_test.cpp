@@ -1,0 +1,284 @@
+// The provider chain: SDK order, sticky provider, caching, refresh before expiry, errors.
+#include "aws/credentials_chain.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <thread>
+
+#include "aws/http_transport_curl.hpp"
+#include "fake_imds.hpp"
+#include "test_env.hpp"
+
+namespace ic::aws {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::expect_no_secret;
+using testing::FakeEnv;
+using testing::FakeImds;
+using testing::kSecretKey;
+using testing::lookup;
+using testing::ScratchDir;
+using Clock = std::chrono::system_clock;
+
+const Clock::time_point kStart = std::chrono::sys_days{std::chrono::year{2026} / 11 / 30};
+
+// Answers with whatever `next` holds, counting calls.
+class ScriptedProvider final : public CredentialsProvider {
+ public:
+  explicit ScriptedProvider(std::expected<Credentials, AwsError> next) : next_(std::move(next)) {}
+  std::expected<Credentials, AwsError> credentials() override {
+    ++calls;
+    std::lock_guard lock(mutex_);
+    return next_;
+  }
+  void set(std::expected<Credentials, AwsError> next) {
+    std::lock_guard lock(mutex_);
+    next_ = std::move(next);
+  }
+  std::atomic<int> calls{0};
+
+ private:
+  std::mutex mutex_;
+  std::expected<Credentials, AwsError> next_;
+};
+
+Credentials creds(std::string id, std::optional<Clock::time_point> expiration = std::nullopt) {
+  return {.access_key_id = std::move(id),
+          .secret_access_key = std::string(kSecretKey),
+          .expiration = expiration};
+}
+
+std::unexpected<AwsError> not_found() {
+  return std::unexpected(AwsError{
+      .error_class = ErrorClass::Permanent, .code = "CredentialsNotFound", .message = "not here"});
+}
+
+std::unexpected<AwsError> unavailable() {
+  return std::unexpected(AwsError{.error_class = ErrorClass::Retryable,
+                                  .code = "CredentialsFetchFailed",
+                                  .message = "HTTP 503"});
+}
+
+class ChainTest : public ::testing::Test {
+ protected:
+  ScriptedProvider* add(std::string name, std::expected<Credentials, AwsError> next) {
+    auto provider = std::make_unique<ScriptedProvider>(std::move(next));
+    auto* raw = provider.get();
+    providers.push_back({std::move(name), std::move(provider)});
+    return raw;
+  }
+  CredentialsChain build() {
+    return CredentialsChain(std::move(providers), [this] { return now; });
+  }
+
+  Clock::time_point now = kStart;
+  std::vector<NamedProvider> providers;
+};
+
+TEST_F(ChainTest, FirstProviderThatAnswersWinsAndIsRemembered) {
+  auto* first = add("first", not_found());
+  auto* second = add("second", creds("SECOND", kStart + 1h));
+  auto* third = add("third", creds("THIRD"));
+  auto chain = build();
+
+  const auto answer = chain.credentials();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ(answer->access_key_id, "SECOND");
+  EXPECT_EQ(chain.active_provider(), "second");
+  EXPECT_EQ(third->calls, 0);
+
+  // Later the first provider could answer, but the chain sticks with the one that did.
+  first->set(creds("FIRST"));
+  now = kStart + 56min;  // past the refresh point
+  second->set(creds("SECOND-REFRESHED", kStart + 2h));
+  EXPECT_EQ(chain.credentials()->access_key_id, "SECOND-REFRESHED");
+  EXPECT_EQ(first->calls, 1);
+  EXPECT_EQ(second->calls, 2);
+}
+
+TEST_F(ChainTest, CredentialsWithoutExpiryAreFetchedOnce) {
+  auto* only = add("static", creds("STATIC"));
+  auto chain = build();
+  for (int i = 0; i < 10; ++i) {
+    now += 24h;
+    ASSERT_EQ(chain.credentials()->access_key_id, "STATIC");
+  }
+  EXPECT_EQ(only->calls, 1);
+}
+
+TEST_F(ChainTest, RefreshesFiveMinutesBeforeExpiration) {
+  auto* provider = add("container", creds("FIRST", kStart + 1h));
+  auto chain = build();
+  ASSERT_EQ(chain.credentials()->access_key_id, "FIRST");
+
+  provider->set(creds("SECOND", kStart + 2h));
+  now = kStart + 55min - 1s;
+  EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
+  EXPECT_EQ(provider->calls, 1);
+  now = kStart + 55min;
+  EXPECT_EQ(chain.credentials()->access_key_id, "SECOND");
+  EXPECT_EQ(provider->calls, 2);
+  now = kStart + 1h + 54min;
+  EXPECT_EQ(chain.credentials()->access_key_id, "SECOND");
+  EXPECT_EQ(provider->calls, 2);
+}
+
+TEST_F(ChainTest, FailedRefreshKeepsStillValidCredentialsThenFails) {
+  auto* provider = add("imds", creds("FIRST", kStart + 1h));
+  auto chain = build();
+  ASSERT_TRUE(chain.credentials().has_value());
+
+  provider->set(unavailable());
+  now = kStart + 58min;  // refresh due, but the cached keys are still valid for 2 minutes
+  EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
+  EXPECT_EQ(provider->calls, 2);
+  now = kStart + 59min;  // each call retries the refresh
+  EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
+  EXPECT_EQ(provider->calls, 3);
+
+  now = kStart + 1h;  // expired: no more stale answers
+  const auto answer = chain.credentials();
+  ASSERT_FALSE(answer.has_value());
+  EXPECT_EQ(answer.error().error_class, ErrorClass::Retryable);
+
+  provider->set(creds("RECOVERED", kStart + 2h));
+  EXPECT_EQ(chain.credentials()->access_key_id, "RECOVERED");
+}
+
+TEST_F(ChainTest, ShortLivedCredentialsAreNotRefetchedOnEveryCall) {
+  auto* provider = add("imds", creds("SHORT", kStart + 4min));
+  auto chain = build();
+  ASSERT_TRUE(chain.credentials().has_value());
+  now = kStart + 2min - 1s;  // refresh at half the remaining life, not "5 min before" = now
+  ASSERT_TRUE(chain.credentials().has_value());
+  EXPECT_EQ(provider->calls, 1);
+  now = kStart + 2min;
+  ASSERT_TRUE(chain.credentials().has_value());
+  EXPECT_EQ(provider->calls, 2);
+}
+
+TEST_F(ChainTest, AlreadyExpiredCredentialsAreAnError) {
+  add("broken", creds("OLD", kStart - 1s));
+  auto chain = build();
+  const auto answer = chain.credentials();
+  ASSERT_FALSE(answer.has_value());
+  EXPECT_EQ(answer.error().code, "InvalidCredentials");
+  expect_no_secret(answer.error());
+}
+
+TEST_F(ChainTest, NoProviderAnsweringListsEveryReason) {
+  add("environment", not_found());
+  add("imds", unavailable());
+  auto chain = build();
+  const auto answer = chain.credentials();
+  ASSERT_FALSE(answer.has_value());
+  EXPECT_EQ(answer.error().code, "CredentialsNotFound");
+  EXPECT_EQ(answer.error().error_class, ErrorClass::Retryable);  // imds may come back
+  EXPECT_NE(answer.error().message.find("[environment] not here"), std::string::npos);
+  EXPECT_NE(answer.error().message.find("[imds] HTTP 503"), std::string::npos);
+  EXPECT_EQ(chain.active_provider(), std::nullopt);
+}
+
+TEST_F(ChainTest, OnlyPermanentFailuresArePermanent) {
+  add("environment", not_found());
+  auto chain = build();
+  EXPECT_EQ(chain.credentials().error().error_class, ErrorClass::Permanent);
+}
+
+TEST_F(ChainTest, ConcurrentCallersShareOneFetch) {
+  auto* provider = add("container", creds("SHARED", kStart + 1h));
+  auto chain = build();
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < 8; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 100; ++i) ok += chain.credentials().has_value() ? 1 : 0;
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  EXPECT_EQ(ok, 800);
+  EXPECT_EQ(provider->calls, 1);
+}
+
+// The real providers in the SDK order, each switched on by the fake environment.
+class DefaultChainTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<CredentialsChain> chain() {
+    return make_default_credentials_chain(lookup(env), transport, [this] { return now; });
+  }
+  void with_profile() {
+    dir.write(".aws/credentials",
+              "[default]\naws_access_key_id=PROFILE\naws_secret_access_key=p\n");
+  }
+  void with_environment() {
+    env["AWS_ACCESS_KEY_ID"] = "ENVIRONMENT";
+    env["AWS_SECRET_ACCESS_KEY"] = "e";
+  }
+  void with_container() {
+    agent.routes().Get("/creds", [](const httplib::Request&, httplib::Response& res) {
+      res.set_content(R"({"AccessKeyId":"CONTAINER","SecretAccessKey":"c","Token":"t",)"
+                      R"("Expiration":"2026-11-30T06:00:00Z"})",
+                      "application/json");
+    });
+    agent.start();
+    env["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/creds";
+  }
+
+  Clock::time_point now = kStart;
+  ScratchDir dir;
+  FakeImds imds{"2026-11-30T01:00:00Z"};
+  testing::LocalHttpServer agent;
+  CurlHttpTransport transport;
+  FakeEnv env{{"HOME", dir.path()}, {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}};
+};
+
+TEST_F(DefaultChainTest, EnvironmentFirst) {
+  with_environment();
+  with_profile();
+  with_container();
+  auto c = chain();
+  EXPECT_EQ(c->credentials()->access_key_id, "ENVIRONMENT");
+  EXPECT_EQ(c->active_provider(), "environment");
+}
+
+TEST_F(DefaultChainTest, ProfileBeforeContainer) {
+  with_profile();
+  with_container();
+  auto c = chain();
+  EXPECT_EQ(c->credentials()->access_key_id, "PROFILE");
+  EXPECT_TRUE(agent.requests().empty());
+}
+
+TEST_F(DefaultChainTest, ContainerBeforeImds) {
+  with_container();
+  auto c = chain();
+  EXPECT_EQ(c->credentials()->access_key_id, "CONTAINER");
+  EXPECT_EQ(c->active_provider(), "container");
+  EXPECT_TRUE(imds.requests().empty());
+}
+
+TEST_F(DefaultChainTest, ImdsLastAndRefreshedOverTheNetwork) {
+  auto c = chain();
+  EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS1");
+  EXPECT_EQ(c->active_provider(), "imds");
+  now = kStart + 30min;
+  EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS1");  // cached
+  EXPECT_EQ(imds.served(), 1);
+  now = kStart + 55min;
+  EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS2");  // refreshed 5 min early
+  EXPECT_EQ(imds.served(), 2);
+}
+
+TEST_F(DefaultChainTest, NothingConfiguredNamesEveryProvider) {
+  env["AWS_EC2_METADATA_DISABLED"] = "true";
+  const auto answer = chain()->credentials();
+  ASSERT_FALSE(answer.has_value());
+  for (const auto* name : {"[environment]", "[profile]", "[container]", "[imds]"}) {
+    EXPECT_NE(answer.error().message.find(name), std::string::npos) << answer.error().message;
+  }
+}
+
+}  // namespace
+}  // namespace ic::aws

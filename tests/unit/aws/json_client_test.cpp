@@ -1,0 +1,214 @@
+// JsonClient against a scripted transport: protocol headers, signing per attempt, retries,
+// quota, ambiguity and clock-skew correction, without a network.
+#include "aws/json_client.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <deque>
+
+namespace ic::aws {
+namespace {
+
+using namespace std::chrono_literals;
+using ::testing::ElementsAre;
+
+class StaticCredentials final : public CredentialsProvider {
+ public:
+  std::expected<Credentials, AwsError> credentials() override {
+    return Credentials{.access_key_id = "AKIDEXAMPLE", .secret_access_key = "secret"};
+  }
+};
+
+using Step = std::expected<HttpResponse, TransportError>;
+
+// Replays one scripted answer per request and records what was sent.
+class ScriptedTransport final : public HttpTransport {
+ public:
+  explicit ScriptedTransport(std::deque<Step> script) : script_(std::move(script)) {}
+  std::expected<HttpResponse, TransportError> send(const HttpRequest& request,
+                                                   const HttpTimeouts&) override {
+    sent.push_back(request);
+    Step next = script_.front();
+    script_.pop_front();
+    return next;
+  }
+  std::vector<HttpRequest> sent;
+
+ private:
+  std::deque<Step> script_;
+};
+
+std::string header(const HttpRequest& request, std::string_view name) {
+  for (const auto& [key, value] : request.headers) {
+    if (key == name) return value;
+  }
+  return "<absent>";
+}
+
+Step ok(std::string body) { return HttpResponse{.status = 200, .body = std::move(body)}; }
+Step fail(long status, std::string type, Headers headers = {}) {
+  return HttpResponse{.status = status,
+                      .headers = std::move(headers),
+                      .body = R"({"__type":"com.amazonaws.dynamodb.v20120810#)" + type +
+                              R"(","message":"m"})"};
+}
+Step transport_failure(TransportFailure failure) {
+  return std::unexpected(TransportError{.failure = failure, .detail = "scripted"});
+}
+
+class RecordingObserver final : public JsonClientObserver {
+ public:
+  void on_attempt(const AttemptEvent& e) override {
+    events.push_back(fmt_event(e));
+  }
+  static std::string fmt_event(const AttemptEvent& e) {
+    return std::string(e.service) + "/" + std::string(e.operation) + "#" +
+           std::to_string(e.attempt) + "=" + std::string(e.result) +
+           (e.will_retry ? " retry" : "");
+  }
+  std::vector<std::string> events;
+};
+
+class JsonClientTest : public ::testing::Test {
+ protected:
+  JsonClient client_for(ScriptedTransport& transport, RetryPolicy& policy) {
+    return JsonClient({.service = "dynamodb",
+                       .signing_name = "dynamodb",
+                       .target_prefix = "DynamoDB_20120810",
+                       .endpoint = "http://127.0.0.1:1",
+                       .region = "us-east-1"},
+                      transport, credentials_, policy,
+                      {.wall_clock = [this] { return now_ += 7s; },
+                       .sleep = [this](std::chrono::milliseconds d) { sleeps_.push_back(d); },
+                       .invocation_id = [] { return std::string("inv-1"); },
+                       .observer = &observer_});
+  }
+
+  StaticCredentials credentials_;
+  std::chrono::system_clock::time_point now_ = std::chrono::sys_days{std::chrono::January / 1 / 2026};
+  std::vector<std::chrono::milliseconds> sleeps_;
+  RecordingObserver observer_;
+  RetryPolicy policy_{{}, [] { return 0.5; }};
+};
+
+TEST_F(JsonClientTest, SendsAwsJsonProtocolRequest) {
+  ScriptedTransport transport({ok(R"({"Item":{"pk":{"S":"a"}}})")});
+  auto client = client_for(transport, policy_);
+  const auto reply = client.call("GetItem", {{"TableName", "t"}});
+  ASSERT_TRUE(reply) << reply.error().code;
+  EXPECT_EQ((*reply)["Item"]["pk"]["S"], "a");
+  ASSERT_EQ(transport.sent.size(), 1u);
+  const auto& request = transport.sent[0];
+  EXPECT_EQ(request.method, "POST");
+  EXPECT_EQ(request.url, "http://127.0.0.1:1/");
+  EXPECT_EQ(request.body, R"({"TableName":"t"})");
+  EXPECT_EQ(header(request, "content-type"), "application/x-amz-json-1.0");
+  EXPECT_EQ(header(request, "x-amz-target"), "DynamoDB_20120810.GetItem");
+  EXPECT_EQ(header(request, "amz-sdk-invocation-id"), "inv-1");
+  EXPECT_EQ(header(request, "amz-sdk-request"), "attempt=1; max=3");
+  EXPECT_THAT(header(request, "authorization"),
+              ::testing::StartsWith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20260101/us-east-1/"
+                                    "dynamodb/aws4_request"));
+  EXPECT_THAT(observer_.events, ElementsAre("dynamodb/GetItem#1=ok"));
+}
+
+TEST_F(JsonClientTest, RetriesServerErrorsAndThrottlingResigningEachAttempt) {
+  ScriptedTransport transport(
+      {fail(500, "InternalServerError"), fail(400, "ProvisionedThroughputExceededException"),
+       ok("{}")});
+  auto client = client_for(transport, policy_);
+  ASSERT_TRUE(client.call("PutItem", {}));
+  ASSERT_EQ(transport.sent.size(), 3u);
+  EXPECT_EQ(header(transport.sent[0], "x-amz-date"), "20260101T000007Z");
+  EXPECT_EQ(header(transport.sent[1], "x-amz-date"), "20260101T000014Z");
+  EXPECT_NE(header(transport.sent[0], "authorization"), header(transport.sent[1], "authorization"));
+  EXPECT_EQ(header(transport.sent[2], "amz-sdk-request"), "attempt=3; max=3");
+  EXPECT_EQ(header(transport.sent[2], "amz-sdk-invocation-id"), "inv-1");
+  EXPECT_THAT(sleeps_, ElementsAre(500ms, 1000ms));
+  EXPECT_THAT(observer_.events,
+              ElementsAre("dynamodb/PutItem#1=InternalServerError retry",
+                          "dynamodb/PutItem#2=ProvisionedThroughputExceededException retry",
+                          "dynamodb/PutItem#3=ok"));
+  EXPECT_EQ(policy_.tokens(), 500 - 5 - 5 + 5);
+}
+
+TEST_F(JsonClientTest, DoesNotRetryClientErrors) {
+  ScriptedTransport transport({fail(400, "ConditionalCheckFailedException")});
+  auto client = client_for(transport, policy_);
+  const auto reply = client.call("UpdateItem", {});
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().code, "ConditionalCheckFailedException");
+  EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
+  EXPECT_NE(reply.error().response_body.find("ConditionalCheckFailed"), std::string::npos);
+  EXPECT_EQ(transport.sent.size(), 1u);
+  EXPECT_TRUE(sleeps_.empty());
+}
+
+TEST_F(JsonClientTest, GivesUpAfterThreeAttempts) {
+  ScriptedTransport transport({fail(503, "ServiceUnavailable"), fail(503, "ServiceUnavailable"),
+                               fail(503, "ServiceUnavailable")});
+  auto client = client_for(transport, policy_);
+  const auto reply = client.call("GetItem", {});
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().error_class, ErrorClass::Retryable);
+  EXPECT_EQ(transport.sent.size(), 3u);
+}
+
+TEST_F(JsonClientTest, TimeoutAfterSendMakesTheFinalErrorAmbiguous) {
+  ScriptedTransport transport({transport_failure(TransportFailure::TimeoutAfterSend),
+                               transport_failure(TransportFailure::CouldNotConnect),
+                               transport_failure(TransportFailure::CouldNotConnect)});
+  auto client = client_for(transport, policy_);
+  const auto reply = client.call("UpdateItem", {});
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().code, "CouldNotConnect");
+  EXPECT_TRUE(reply.error().ambiguous);  // the first attempt may have been applied
+  EXPECT_EQ(policy_.tokens(), 500 - 10 - 5);
+}
+
+TEST_F(JsonClientTest, FailuresThatNeverLeftAreNotAmbiguous) {
+  ScriptedTransport transport({transport_failure(TransportFailure::CouldNotConnect),
+                               transport_failure(TransportFailure::TimeoutBeforeSend),
+                               transport_failure(TransportFailure::CouldNotConnect)});
+  auto client = client_for(transport, policy_);
+  const auto reply = client.call("UpdateItem", {});
+  ASSERT_FALSE(reply);
+  EXPECT_FALSE(reply.error().ambiguous);
+}
+
+TEST_F(JsonClientTest, EmptyQuotaStopsRetrying) {
+  RetryPolicy poor({.initial_tokens = 4}, [] { return 0.5; });
+  ScriptedTransport transport({fail(500, "InternalServerError")});
+  auto client = client_for(transport, poor);
+  ASSERT_FALSE(client.call("GetItem", {}));
+  EXPECT_EQ(transport.sent.size(), 1u);
+  EXPECT_THAT(observer_.events, ElementsAre("dynamodb/GetItem#1=InternalServerError"));
+}
+
+TEST_F(JsonClientTest, CorrectsClockSkewFromTheDateHeaderAndRetries) {
+  ScriptedTransport transport(
+      {HttpResponse{.status = 400,
+                    .headers = {{"date", "Thu, 01 Jan 2026 01:00:07 GMT"}},
+                    .body = R"({"__type":"com.amazon.coral.service#InvalidSignatureException",)"
+                            R"("message":"Signature expired: 20260101T000007Z is now earlier"})"},
+       ok("{}")});
+  auto client = client_for(transport, policy_);
+  ASSERT_TRUE(client.call("GetItem", {}));
+  // The server's clock is one hour ahead of ours (we read 00:00:14 when the reply arrived,
+  // the server said 01:00:07): the second attempt is signed in server time.
+  EXPECT_EQ(client.clock_skew(), 1h - 7s);
+  EXPECT_EQ(header(transport.sent[1], "x-amz-date"), "20260101T010014Z");
+}
+
+TEST_F(JsonClientTest, MalformedSuccessReplyIsAmbiguous) {
+  ScriptedTransport transport({ok("{not json"), ok("{not json"), ok("{not json")});
+  auto client = client_for(transport, policy_);
+  const auto reply = client.call("UpdateItem", {});
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().code, "MalformedResponse");
+  EXPECT_TRUE(reply.error().ambiguous);
+}
+
+}  // namespace
+}  // namespace ic::aws

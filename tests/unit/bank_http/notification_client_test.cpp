@@ -1,0 +1,113 @@
+// NotificationClient against a scripted local server over the real curl transport: the request
+// it sends, 2xx versus everything else, transport failures and masked details.
+#include "adapters/bank_http/notification_client.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "aws/http_transport_curl.hpp"
+#include "bank_http/scripted_bank_server.hpp"
+#include "support/fakes.hpp"
+
+namespace ic::bank {
+namespace {
+
+using namespace std::chrono_literals;
+using ic::testing::make_charge;
+using ic::testing::RefusingPort;
+using ic::testing::Reply;
+using ic::testing::ScriptedBankServer;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+constexpr std::string_view kAccount = "ACC-0012345678";
+constexpr std::string_view kKey = "CHG-20261130-000123:notify";
+const aws::HttpTimeouts kTimeouts{.connect = 1s, .total = 3s};
+
+class NotificationClientTest : public ::testing::Test {
+ protected:
+  charge::NotificationResult notify_against(const std::string& base_url,
+                                            aws::HttpTimeouts timeouts = kTimeouts,
+                                            std::string_view key = kKey) {
+    auto endpoint = BankEndpoint::create(base_url, timeouts);
+    EXPECT_TRUE(endpoint) << endpoint.error();
+    NotificationClient client(transport_, *endpoint);
+    return client.notify(charge_, "DBT-0000000001", key);
+  }
+
+  static std::string failure_detail(const charge::NotificationResult& result) {
+    const auto* failed = std::get_if<charge::NotificationFailed>(&result);
+    EXPECT_NE(failed, nullptr) << "expected NotificationFailed";
+    return failed == nullptr ? std::string() : failed->detail;
+  }
+
+  aws::CurlHttpTransport transport_;
+  const charge::Charge charge_ = make_charge("CHG-20261130-000123", 2500, std::string(kAccount));
+};
+
+TEST_F(NotificationClientTest, PostsTheDebitAsJsonWithTheIdempotencyKey) {
+  ScriptedBankServer server(Reply{202, R"({"key":"CHG-20261130-000123:notify"})"});
+  EXPECT_TRUE(std::holds_alternative<charge::NotificationSent>(
+      notify_against(server.base_url() + "/notify/")));
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].method, "POST");
+  EXPECT_EQ(requests[0].path, "/notify/v1/notifications");
+  EXPECT_EQ(requests[0].idempotency_key, kKey);
+  EXPECT_EQ(requests[0].content_type, "application/json");
+  EXPECT_EQ(nlohmann::json::parse(requests[0].body),
+            nlohmann::json({{"chargeId", "CHG-20261130-000123"},
+                            {"accountId", kAccount},
+                            {"debitId", "DBT-0000000001"},
+                            {"amountMinor", 2500},
+                            {"currency", "INR"},
+                            {"chargeType", "SMS_ALERT_FEE"}}));
+}
+
+TEST_F(NotificationClientTest, AnySuccessStatusIsSent) {
+  for (int status : {200, 201, 202, 204}) {
+    ScriptedBankServer server(Reply{status, status == 204 ? "" : "not even json"});
+    EXPECT_TRUE(std::holds_alternative<charge::NotificationSent>(notify_against(server.base_url())))
+        << status;
+  }
+}
+
+TEST_F(NotificationClientTest, EveryOtherStatusIsAFailureNamingIt) {
+  for (int status : {301, 400, 404, 409, 422, 429, 500, 503}) {
+    ScriptedBankServer server(Reply{status, R"({"code":"NOTIFICATION_UNAVAILABLE"})"});
+    EXPECT_THAT(failure_detail(notify_against(server.base_url())),
+                HasSubstr("HTTP " + std::to_string(status) + " NOTIFICATION_UNAVAILABLE"));
+  }
+}
+
+TEST_F(NotificationClientTest, TimeoutsAndRefusedConnectionsAreFailures) {
+  {
+    ScriptedBankServer server(Reply{202, "", /*hold_until_shutdown=*/true});
+    EXPECT_THAT(
+        failure_detail(notify_against(server.base_url(), {.connect = 200ms, .total = 300ms})),
+        HasSubstr("timed out"));
+  }
+  RefusingPort refusing;
+  EXPECT_THAT(failure_detail(notify_against(refusing.base_url())), HasSubstr("connection failed"));
+}
+
+TEST_F(NotificationClientTest, AKeyThatCouldRewriteTheRequestIsNeverSent) {
+  ScriptedBankServer server(Reply{202, ""});
+  EXPECT_THAT(failure_detail(notify_against(server.base_url(), kTimeouts, "CHG-1:notify\nX: y")),
+              HasSubstr("invalid idempotency key"));
+  EXPECT_TRUE(server.requests().empty());
+}
+
+TEST_F(NotificationClientTest, NoDetailEverContainsTheFullAccountNumber) {
+  ScriptedBankServer server([](const httplib::Request& request) {
+    return Reply{503, nlohmann::json({{"detail", request.body}, {"message", request.body}}).dump()};
+  });
+  const std::string detail = failure_detail(notify_against(server.base_url()));
+  EXPECT_THAT(detail, Not(HasSubstr("0012345678")));
+  EXPECT_THAT(detail, HasSubstr("**********5678"));
+}
+
+}  // namespace
+}  // namespace ic::bank

@@ -1,0 +1,142 @@
+// The DynamoDB request bodies carry DESIGN.md §3's expressions exactly, and items decode
+// into ClaimRecords (or a reason why not). No network.
+#include "adapters/dynamodb/dynamodb_codec.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace ic::dynamodb {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+const idem::Instant t0{idem::Millis{1'764'460'800'000}};
+const TableSpec kTable{.name = "idem", .retention = std::chrono::hours(24)};
+
+idem::ClaimRequest request() {
+  return {.key = "CHG-1", .payload_hash = "h1", .token = "tok", .owner = "host/1",
+          .now = t0, .lease = 60s};
+}
+
+TEST(DynamoDbCodec, ClaimIsAConditionalUpsertThatCountsTheFence) {
+  const json body = encode_claim(kTable, request());
+  EXPECT_EQ(body["TableName"], "idem");
+  EXPECT_EQ(body["Key"], json::parse(R"({"pk":{"S":"CHG-1"}})"));
+  EXPECT_EQ(body["ConditionExpression"],
+            "attribute_not_exists(pk) OR (#state = :inprogress AND payloadHash = :h AND "
+            "(leaseUntil < :now OR claimToken = :token))");
+  const std::string update = body["UpdateExpression"];
+  EXPECT_THAT(update, ::testing::HasSubstr("ADD fence :one"));
+  EXPECT_THAT(update, ::testing::HasSubstr("createdAt = if_not_exists(createdAt, :now)"));
+  EXPECT_THAT(update, ::testing::HasSubstr("#owner = :owner"));
+  EXPECT_EQ(body["ExpressionAttributeNames"],
+            json::parse(R"({"#state":"state","#owner":"owner"})"));
+  const json& values = body["ExpressionAttributeValues"];
+  EXPECT_EQ(values[":inprogress"], json::parse(R"({"S":"IN_PROGRESS"})"));
+  EXPECT_EQ(values[":now"], json::parse(R"({"N":"1764460800000"})"));
+  EXPECT_EQ(values[":lease"], json::parse(R"({"N":"1764460860000"})"));
+  EXPECT_EQ(values[":exp"], json::parse(R"({"N":"1764547200"})"));  // seconds, now + 24 h
+  EXPECT_EQ(values[":one"], json::parse(R"({"N":"1"})"));
+  EXPECT_EQ(body["ReturnValues"], "ALL_NEW");
+  EXPECT_EQ(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
+}
+
+TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
+  const json body =
+      encode_final(kTable, "CHG-1", "tok",
+                   {.state = idem::ClaimState::Done, .status = "DEBITED", .result_ref = "DBT-1",
+                    .now = t0 + 5s});
+  EXPECT_EQ(body["ConditionExpression"], "#state = :inprogress AND claimToken = :token");
+  EXPECT_EQ(body["UpdateExpression"],
+            "SET #state = :final, #status = :status, updatedAt = :now, completedAt = :now, "
+            "expiresAt = :exp, debitRef = :ref");
+  EXPECT_EQ(body["ExpressionAttributeNames"],
+            json::parse(R"({"#state":"state","#status":"status"})"));
+  EXPECT_EQ(body["ExpressionAttributeValues"][":final"], json::parse(R"({"S":"DONE"})"));
+  EXPECT_EQ(body["ExpressionAttributeValues"][":token"], json::parse(R"({"S":"tok"})"));
+  EXPECT_EQ(body["ExpressionAttributeValues"][":exp"], json::parse(R"({"N":"1764547205"})"));
+  EXPECT_EQ(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
+
+  const json failed = encode_final(kTable, "CHG-1", "tok",
+                                   {.state = idem::ClaimState::Failed,
+                                    .status = "FAILED_PERMANENT",
+                                    .failure_reason = "ACCOUNT_CLOSED",
+                                    .now = t0});
+  EXPECT_THAT(failed["UpdateExpression"].get<std::string>(),
+              ::testing::EndsWith(", failureReason = :reason"));
+  EXPECT_EQ(failed["ExpressionAttributeValues"][":final"], json::parse(R"({"S":"FAILED"})"));
+}
+
+TEST(DynamoDbCodec, LeaseWritesAndReads) {
+  const json release = encode_set_lease(kTable, "CHG-1", "tok", idem::Instant{});
+  EXPECT_EQ(release["UpdateExpression"], "SET leaseUntil = :lease");
+  EXPECT_EQ(release["ExpressionAttributeValues"][":lease"], json::parse(R"({"N":"0"})"));
+  EXPECT_EQ(encode_get(kTable, "CHG-1"),
+            json::parse(R"({"TableName":"idem","Key":{"pk":{"S":"CHG-1"}},"ConsistentRead":true})"));
+}
+
+const char* const kDoneItem = R"({
+  "pk":{"S":"CHG-1"},"state":{"S":"DONE"},"leaseUntil":{"N":"1764460860000"},
+  "claimToken":{"S":"tok"},"fence":{"N":"2"},"owner":{"S":"host/1"},"payloadHash":{"S":"h1"},
+  "status":{"S":"DEBITED"},"debitRef":{"S":"DBT-1"},"createdAt":{"N":"1764460800000"},
+  "updatedAt":{"N":"1764460805000"},"completedAt":{"N":"1764460805000"},
+  "expiresAt":{"N":"1764547205"}})";
+
+TEST(DynamoDbCodec, DecodesEveryAttribute) {
+  const auto record = decode_record(json::parse(kDoneItem));
+  ASSERT_TRUE(record) << record.error();
+  EXPECT_EQ(record->key, "CHG-1");
+  EXPECT_EQ(record->state, idem::ClaimState::Done);
+  EXPECT_EQ(record->lease_until, t0 + 60s);
+  EXPECT_EQ(record->claim_token, "tok");
+  EXPECT_EQ(record->fence, 2);
+  EXPECT_EQ(record->owner, "host/1");
+  EXPECT_EQ(record->payload_hash, "h1");
+  EXPECT_EQ(record->status, "DEBITED");
+  EXPECT_EQ(record->result_ref, "DBT-1");
+  EXPECT_EQ(record->failure_reason, "");
+  EXPECT_EQ(record->created_at, t0);
+  EXPECT_EQ(record->updated_at, t0 + 5s);
+  EXPECT_EQ(record->completed_at, t0 + 5s);
+  EXPECT_EQ(record->expires_at_epoch_seconds, 1764547205);
+}
+
+TEST(DynamoDbCodec, RejectsMalformedItems) {
+  EXPECT_FALSE(decode_record(json::parse(R"({"state":{"S":"DONE"}})")));
+  EXPECT_FALSE(decode_record(json::parse(R"({"pk":{"S":"k"},"state":{"S":"MAYBE"}})")));
+  EXPECT_FALSE(
+      decode_record(json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"fence":{"S":"1"}})")));
+  EXPECT_FALSE(
+      decode_record(json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"fence":{"N":"1.5"}})")));
+  EXPECT_FALSE(decode_record(json::parse(R"({"pk":{"N":"1"},"state":{"S":"DONE"}})")));
+  EXPECT_FALSE(decode_record(json::array()));
+}
+
+TEST(DynamoDbCodec, OldItemComesFromTheConditionalCheckFailure) {
+  const std::string body =
+      std::string(R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",)"
+                  R"("message":"The conditional request failed","Item":)") +
+      kDoneItem + "}";
+  const auto item = old_item_from_error_body(body);
+  ASSERT_TRUE(item);
+  EXPECT_EQ((*item)["pk"]["S"], "CHG-1");
+  EXPECT_FALSE(old_item_from_error_body(
+      R"({"__type":"x#ConditionalCheckFailedException","message":"m"})"));
+  EXPECT_FALSE(old_item_from_error_body("not json"));
+}
+
+TEST(DynamoDbCodec, OwnFinalWriteNeedsSameStateTokenAndStatus) {
+  const auto record = *decode_record(json::parse(kDoneItem));
+  const FinalWrite done{.state = idem::ClaimState::Done, .status = "DEBITED", .now = t0};
+  EXPECT_TRUE(is_own_final_write(record, "tok", done));
+  EXPECT_FALSE(is_own_final_write(record, "other", done));
+  EXPECT_FALSE(is_own_final_write(
+      record, "tok", {.state = idem::ClaimState::Failed, .status = "DEBITED", .now = t0}));
+  EXPECT_FALSE(is_own_final_write(
+      record, "tok",
+      {.state = idem::ClaimState::Done, .status = "DEBITED_NOTIFICATION_FAILED", .now = t0}));
+}
+
+}  // namespace
+}  // namespace ic::dynamodb

@@ -1,0 +1,205 @@
+// The JSON-lines logger: line shape, level filtering, redaction, escaping of hostile values,
+// and whole lines under concurrent logging.
+#include "observability/json_log.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+namespace ic::obs {
+namespace {
+
+using nlohmann::ordered_json;
+
+// 2026-11-30T08:15:02.123456Z: sub-millisecond digits must be truncated, not rounded.
+std::chrono::system_clock::time_point fixed_now() {
+  using namespace std::chrono;
+  return sys_days{year{2026} / 11 / 30} + 8h + 15min + 2s + 123456us;
+}
+
+// Collects lines; the logger calls the sink under its own lock.
+struct Capture {
+  std::vector<std::string> lines;
+  LogSink sink() {
+    return [this](std::string_view line) { lines.emplace_back(line); };
+  }
+  [[nodiscard]] ordered_json parsed(std::size_t i) const {
+    return ordered_json::parse(lines.at(i));
+  }
+};
+
+TEST(JsonLog, LineIsOneJsonObjectWithTimestampLevelMessageThenFieldsInOrder) {
+  Capture out;
+  Logger log{LogLevel::kDebug, out.sink(), &fixed_now};
+  log.info("claim decided", {{"chargeId", "CHG-1"},
+                             {"fence", 3},
+                             {"bytes", std::uint64_t{18'446'744'073'709'551'615ULL}},
+                             {"seconds", 0.25},
+                             {"final", true},
+                             {"owner", std::string("host/42")}});
+
+  ASSERT_EQ(out.lines.size(), 1u);
+  const std::string& line = out.lines[0];
+  ASSERT_TRUE(line.ends_with('\n'));
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  EXPECT_EQ(line, R"({"ts":"2026-11-30T08:15:02.123Z","level":"info","msg":"claim decided",)"
+                  R"("chargeId":"CHG-1","fence":3,"bytes":18446744073709551615,"seconds":0.25,)"
+                  R"("final":true,"owner":"host/42"})"
+                  "\n");
+  const ordered_json json = out.parsed(0);
+  EXPECT_TRUE(json["fence"].is_number_integer());
+  EXPECT_TRUE(json["seconds"].is_number_float());
+  EXPECT_TRUE(json["final"].is_boolean());
+}
+
+TEST(JsonLog, TimestampIsRfc3339UtcWithMilliseconds) {
+  using namespace std::chrono;
+  EXPECT_EQ(format_rfc3339_millis(system_clock::time_point{}), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(format_rfc3339_millis(sys_days{year{2024} / 2 / 29} + 23h + 59min + 59s + 999ms),
+            "2024-02-29T23:59:59.999Z");
+  EXPECT_EQ(format_rfc3339_millis(fixed_now()), "2026-11-30T08:15:02.123Z");
+}
+
+TEST(JsonLog, FieldNamedLikeAReservedKeyIsPrefixedNotDuplicated) {
+  Capture out;
+  Logger log{LogLevel::kInfo, out.sink(), &fixed_now};
+  log.info("real message", {{"msg", "caller's"}, {"level", 7}});
+  const ordered_json json = out.parsed(0);
+  EXPECT_EQ(json["msg"], "real message");
+  EXPECT_EQ(json["level"], "info");
+  EXPECT_EQ(json["_msg"], "caller's");
+  EXPECT_EQ(json["_level"], 7);
+}
+
+TEST(JsonLog, LevelsBelowTheMinimumAreDropped) {
+  Capture out;
+  Logger log{LogLevel::kWarn, out.sink(), &fixed_now};
+  log.debug("d");
+  log.info("i");
+  log.warn("w");
+  log.error("e");
+  EXPECT_FALSE(log.enabled(LogLevel::kInfo));
+  EXPECT_TRUE(log.enabled(LogLevel::kError));
+  log.set_level(LogLevel::kDebug);
+  log.debug("d2");
+
+  std::vector<std::string> seen;
+  for (std::size_t i = 0; i < out.lines.size(); ++i) {
+    const ordered_json json = out.parsed(i);
+    seen.push_back(json["level"].get<std::string>() + ":" + json["msg"].get<std::string>());
+  }
+  EXPECT_EQ(seen, (std::vector<std::string>{"warn:w", "error:e", "debug:d2"}));
+}
+
+TEST(JsonLog, ParseLogLevelAcceptsTheFourLevelsCaseInsensitively) {
+  EXPECT_EQ(parse_log_level("debug"), LogLevel::kDebug);
+  EXPECT_EQ(parse_log_level("INFO"), LogLevel::kInfo);
+  EXPECT_EQ(parse_log_level("Warn"), LogLevel::kWarn);
+  EXPECT_EQ(parse_log_level("warning"), LogLevel::kWarn);
+  EXPECT_EQ(parse_log_level("error"), LogLevel::kError);
+  for (std::string_view bad : {"", "verbose", "info ", "trace", "3"}) {
+    const auto parsed = parse_log_level(bad);
+    ASSERT_FALSE(parsed.has_value()) << bad;
+    EXPECT_NE(parsed.error().find("debug, info, warn or error"), std::string::npos);
+  }
+  for (LogLevel level : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn, LogLevel::kError}) {
+    EXPECT_EQ(parse_log_level(to_string(level)), level);
+  }
+}
+
+TEST(JsonLog, SecretValuesNeverReachTheOutputButClaimTokenDoes) {
+  Capture out;
+  Logger log{LogLevel::kDebug, out.sink(), &fixed_now};
+  log.warn("credentials refreshed", {{"secretAccessKey", "wJalrXUtnFEMI-SECRET-1"},
+                                     {"sessionToken", "FwoGZXIvYXdz-SECRET-2"},
+                                     {"Authorization", "AWS4-HMAC-SHA256 Credential=AKID/SECRET-3"},
+                                     {"x-amz-security-token", "SECRET-4"},
+                                     {"db_password", "SECRET-5"},
+                                     {"AWS_CREDENTIAL_SOURCE", "SECRET-6"},
+                                     {"pinToken", 987654321},
+                                     {"claimToken", "tok-7f3a"},
+                                     {"accessKeyId", "AKIDEXAMPLE"},
+                                     {"chargeId", "CHG-1"}});
+
+  const std::string& line = out.lines.at(0);
+  EXPECT_EQ(line.find("SECRET"), std::string::npos) << line;
+  EXPECT_EQ(line.find("987654321"), std::string::npos) << line;
+  const ordered_json json = out.parsed(0);
+  for (const char* key :
+       {"secretAccessKey", "sessionToken", "Authorization", "x-amz-security-token", "db_password",
+        "AWS_CREDENTIAL_SOURCE", "pinToken"}) {
+    EXPECT_EQ(json[key], "[REDACTED]") << key;
+  }
+  EXPECT_EQ(json["claimToken"], "tok-7f3a");
+  EXPECT_EQ(json["accessKeyId"], "AKIDEXAMPLE");
+  EXPECT_EQ(json["chargeId"], "CHG-1");
+}
+
+TEST(JsonLog, RedactionDenyAndAllowListsAreExplicit) {
+  for (std::string_view key :
+       {"secret", "clientSecret", "PASSWORD", "passwd", "token", "refresh_token", "authorization",
+        "credentials", "Cookie", "apiKey", "api_key", "privateKey", "private_key", "signature"}) {
+    EXPECT_TRUE(is_redacted_key(key)) << key;
+  }
+  for (std::string_view key : {"claimToken", "claimtoken", "CLAIMTOKEN", "chargeId", "owner",
+                               "accountId", "fence", "accessKeyId"}) {
+    EXPECT_FALSE(is_redacted_key(key)) << key;
+  }
+  // Only the exact key is allowed: a longer key containing it is still a token.
+  EXPECT_TRUE(is_redacted_key("claimTokenSecret"));
+  EXPECT_TRUE(is_redacted_key(std::string(100, 'a')));
+}
+
+TEST(JsonLog, HostileValuesStayOnOneLineAndParseBack) {
+  Capture out;
+  Logger log{LogLevel::kDebug, out.sink(), &fixed_now};
+  const std::string hostile = std::string("quote\" backslash\\ nl\n cr\r tab\t nul") +
+                              std::string(1, '\0') + "\x01\x1f end";
+  const std::string invalid_utf8 = "ok \xff\xfe \xc3\x28 \xe2\x82 end";
+  log.error("bad\ninput \xff", {{"body", hostile}, {"raw", invalid_utf8}, {"k\xff\"ey", 1}});
+
+  ASSERT_EQ(out.lines.size(), 1u);
+  const std::string& line = out.lines[0];
+  EXPECT_EQ(line.find('\n'), line.size() - 1);
+  EXPECT_EQ(line.find('\r'), std::string::npos);
+  EXPECT_EQ(line.find('\0'), std::string::npos);
+  EXPECT_EQ(line.find('\xff'), std::string::npos);
+  const ordered_json json = out.parsed(0);  // throws on invalid JSON or invalid UTF-8
+  EXPECT_EQ(json["body"], hostile);
+  EXPECT_EQ(json["raw"], "ok \xEF\xBF\xBD\xEF\xBF\xBD \xEF\xBF\xBD( \xEF\xBF\xBD end");
+  EXPECT_EQ(json["msg"], "bad\ninput \xEF\xBF\xBD");
+  EXPECT_EQ(json["k\xEF\xBF\xBD\"ey"], 1);
+}
+
+TEST(JsonLog, ConcurrentLoggingYieldsOnlyWholeLines) {
+  std::ostringstream stream;
+  Logger log{LogLevel::kInfo, ostream_sink(stream), &fixed_now};
+  constexpr int kThreads = 8;
+  constexpr int kLines = 500;
+  const std::string padding(300, 'x');  // long lines make a torn write likely if unguarded
+  {
+    std::vector<std::jthread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kLines; ++i) {
+          log.info("tick", {{"thread", t}, {"i", i}, {"pad", padding}});
+        }
+      });
+    }
+  }
+  std::istringstream lines(stream.str());
+  std::set<std::pair<int, int>> seen;
+  for (std::string line; std::getline(lines, line);) {
+    const ordered_json json = ordered_json::parse(line);
+    EXPECT_EQ(json["pad"], padding);
+    EXPECT_TRUE(seen.emplace(json["thread"].get<int>(), json["i"].get<int>()).second);
+  }
+  EXPECT_EQ(seen.size(), static_cast<std::size_t>(kThreads * kLines));
+}
+
+}  // namespace
+}  // namespace ic::obs

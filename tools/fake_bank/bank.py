@@ -1,0 +1,183 @@
+"""The fake bank's state: ledger of debits and notifications, fault configuration and the
+seeded random source that decides injected faults.
+
+Everything is guarded by one lock, so concurrent requests for the same key behave like a
+real idempotent API: exactly one 201, the others replays or conflicts. Random draws happen
+under the same lock; with a fixed seed and sequential requests the fault pattern is
+reproducible (with concurrent requests the order of draws follows arrival order).
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from tools.fake_bank.faults import CommitThenTimeout, Faults
+from tools.fake_bank.messages import DebitRequest, NotificationRequest
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What to answer. `withhold` set means: the debit is committed, but the response must
+    be delayed or dropped (commit-then-timeout)."""
+
+    status: int
+    body: dict[str, Any]
+    label: str
+    withhold: CommitThenTimeout | None = None
+
+
+@dataclass
+class _Debit:
+    request: DebitRequest
+    debit_id: str
+    created_at: int
+    replays: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "chargeId": self.request.charge_id,
+            "accountId": self.request.account_id,
+            "amountMinor": self.request.amount_minor,
+            "currency": self.request.currency,
+            "chargeType": self.request.charge_type,
+            "debitId": self.debit_id,
+            "replays": self.replays,
+            "createdAt": self.created_at,
+        }
+
+
+@dataclass
+class _Notification:
+    request: NotificationRequest
+    count: int = 1
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": self.request.key,
+            "chargeId": self.request.charge_id,
+            "debitId": self.request.debit_id,
+            "count": self.count,
+        }
+
+
+def _error(code: str, detail: str | None = None) -> dict[str, Any]:
+    return {"code": code} if detail is None else {"code": code, "detail": detail}
+
+
+def _wall_clock_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Bank:
+    def __init__(self, seed: int, clock_ms: Callable[[], int] = _wall_clock_ms) -> None:
+        self.seed = seed
+        self._clock_ms = clock_ms
+        self._lock = threading.Lock()
+        # Never reset: a debitId stays unique for the life of the process, so a stale id
+        # from before an /admin/reset can never match a new debit by accident.
+        self._debit_ids = itertools.count(1)
+        self._reset_locked(Faults())
+
+    def _reset_locked(self, faults: Faults) -> None:
+        self._faults = faults
+        self._rng = random.Random(self.seed)
+        self._debits: dict[str, _Debit] = {}
+        self._notifications: dict[str, _Notification] = {}
+        self._stats: Counter[str] = Counter()
+
+    def reset(self) -> None:
+        """Clear the ledger and the faults and re-seed the random source."""
+        with self._lock:
+            self._reset_locked(Faults())
+
+    @property
+    def faults(self) -> Faults:
+        with self._lock:
+            return self._faults
+
+    def set_faults(self, faults: Faults) -> None:
+        with self._lock:
+            self._faults = faults
+
+    def count(self, stat: str) -> None:
+        with self._lock:
+            self._stats[stat] += 1
+
+    def _draw(self, rate: float) -> bool:
+        # No draw at rate 0, so enabling one fault does not shift another's sequence.
+        return rate > 0.0 and self._rng.random() < rate
+
+    def debit(self, request: DebitRequest) -> Outcome:
+        with self._lock:
+            faults = self._faults
+            if self._draw(faults.transient_error_rate):
+                self._stats["transientErrors"] += 1
+                return Outcome(faults.transient_error_status, _error("TRANSIENT_FAILURE"), "transient")
+            existing = self._debits.get(request.charge_id)
+            if existing is not None:
+                if existing.request != request:
+                    self._stats["conflicts"] += 1
+                    return Outcome(
+                        409,
+                        _error("IDEMPOTENCY_KEY_CONFLICT", "key was used with a different body"),
+                        "conflict",
+                    )
+                existing.replays += 1
+                self._stats["replays"] += 1
+                return Outcome(200, {"debitId": existing.debit_id}, "replay")
+            code = faults.permanent_failure_for(request.account_id)
+            if code is not None:
+                self._stats["rejected"] += 1
+                return Outcome(422, _error(code), "rejected")
+            debit = _Debit(request, f"DBT-{next(self._debit_ids):010d}", self._clock_ms())
+            self._debits[request.charge_id] = debit
+            self._stats["debits"] += 1
+            withhold = None
+            ctt = faults.commit_then_timeout
+            if request.charge_id in ctt.charge_ids or self._draw(ctt.rate):
+                withhold = ctt
+                self._stats["commitThenTimeouts"] += 1
+            return Outcome(201, {"debitId": debit.debit_id}, "created", withhold)
+
+    def notify(self, request: NotificationRequest) -> Outcome:
+        with self._lock:
+            if self._draw(self._faults.notification_failure_rate):
+                self._stats["notificationFailures"] += 1
+                return Outcome(503, _error("NOTIFICATION_UNAVAILABLE"), "transient")
+            existing = self._notifications.get(request.key)
+            if existing is not None:
+                existing.count += 1
+                self._stats["notificationReplays"] += 1
+                return Outcome(200, {"key": request.key}, "replay")
+            self._notifications[request.key] = _Notification(request)
+            self._stats["notifications"] += 1
+            return Outcome(202, {"key": request.key}, "accepted")
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            stats = {
+                name: self._stats[name]
+                for name in (
+                    "debits",
+                    "replays",
+                    "conflicts",
+                    "rejected",
+                    "malformed",
+                    "transientErrors",
+                    "commitThenTimeouts",
+                    "notifications",
+                    "notificationReplays",
+                    "notificationFailures",
+                )
+            }
+            return {
+                "debits": [d.to_json() for d in self._debits.values()],
+                "notifications": [n.to_json() for n in self._notifications.values()],
+                "stats": stats,
+            }

@@ -1,0 +1,140 @@
+"""Fault configuration of the fake bank (POST /admin/faults) and its strict parser.
+
+A POST replaces the whole configuration; omitted fields take their defaults (no fault).
+Unknown fields are rejected so a typo in a test fails loudly instead of injecting nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+PERMANENT_CODES = frozenset({"INSUFFICIENT_FUNDS", "ACCOUNT_CLOSED", "ACCOUNT_NOT_FOUND"})
+COMMIT_THEN_TIMEOUT_MODES = frozenset({"delay", "close"})
+
+
+class FaultConfigError(ValueError):
+    """The fault configuration is invalid; answered with 400."""
+
+
+def _take(obj: dict[str, Any], allowed: set[str], where: str) -> None:
+    unknown = set(obj) - allowed
+    if unknown:
+        raise FaultConfigError(f"unknown field(s) in {where}: {', '.join(sorted(unknown))}")
+
+
+def _rate(obj: dict[str, Any], name: str) -> float:
+    value = obj.get(name, 0.0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
+        raise FaultConfigError(f"{name} must be a number in [0, 1]")
+    return float(value)
+
+
+def _millis(obj: dict[str, Any], name: str, default: int) -> int:
+    value = obj.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 600_000:
+        raise FaultConfigError(f"{name} must be an integer in [0, 600000]")
+    return value
+
+
+@dataclass(frozen=True)
+class CommitThenTimeout:
+    """Commit the debit, then withhold the answer: the caller sees a timeout (mode "delay":
+    the response is sent after delay_ms) or a dropped connection (mode "close"). Applies only
+    when a debit is first committed; the caller's retry is answered as a normal replay."""
+
+    rate: float = 0.0
+    charge_ids: frozenset[str] = frozenset()
+    delay_ms: int = 5000
+    mode: str = "delay"
+
+    @staticmethod
+    def parse(obj: Any) -> CommitThenTimeout:
+        if not isinstance(obj, dict):
+            raise FaultConfigError("commitThenTimeout must be an object")
+        _take(obj, {"rate", "chargeIds", "delayMs", "mode"}, "commitThenTimeout")
+        charge_ids = obj.get("chargeIds", [])
+        if not isinstance(charge_ids, list) or not all(isinstance(c, str) and c for c in charge_ids):
+            raise FaultConfigError("commitThenTimeout.chargeIds must be a list of non-empty strings")
+        mode = obj.get("mode", "delay")
+        if mode not in COMMIT_THEN_TIMEOUT_MODES:
+            raise FaultConfigError("commitThenTimeout.mode must be 'delay' or 'close'")
+        return CommitThenTimeout(
+            rate=_rate(obj, "rate"),
+            charge_ids=frozenset(charge_ids),
+            delay_ms=_millis(obj, "delayMs", 5000),
+            mode=mode,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "rate": self.rate,
+            "chargeIds": sorted(self.charge_ids),
+            "delayMs": self.delay_ms,
+            "mode": self.mode,
+        }
+
+
+@dataclass(frozen=True)
+class Faults:
+    latency_ms: int = 0
+    transient_error_rate: float = 0.0
+    transient_error_status: int = 503
+    # (prefix, code), longest prefix first so the most specific rule wins.
+    permanent_failures: tuple[tuple[str, str], ...] = ()
+    notification_failure_rate: float = 0.0
+    commit_then_timeout: CommitThenTimeout = field(default_factory=CommitThenTimeout)
+
+    @staticmethod
+    def parse(obj: Any) -> Faults:
+        if not isinstance(obj, dict):
+            raise FaultConfigError("fault configuration must be a JSON object")
+        _take(
+            obj,
+            {
+                "latencyMs",
+                "transientErrorRate",
+                "transientErrorStatus",
+                "permanentFailures",
+                "notificationFailureRate",
+                "commitThenTimeout",
+            },
+            "faults",
+        )
+        status = obj.get("transientErrorStatus", 503)
+        if isinstance(status, bool) or not isinstance(status, int) or not 500 <= status <= 599:
+            raise FaultConfigError("transientErrorStatus must be an integer in [500, 599]")
+        failures = obj.get("permanentFailures", {})
+        if not isinstance(failures, dict):
+            raise FaultConfigError("permanentFailures must be an object {accountPrefix: code}")
+        for prefix, code in failures.items():
+            if not prefix:
+                raise FaultConfigError("permanentFailures prefixes must be non-empty")
+            if code not in PERMANENT_CODES:
+                raise FaultConfigError(
+                    f"permanentFailures[{prefix!r}] must be one of {', '.join(sorted(PERMANENT_CODES))}"
+                )
+        return Faults(
+            latency_ms=_millis(obj, "latencyMs", 0),
+            transient_error_rate=_rate(obj, "transientErrorRate"),
+            transient_error_status=status,
+            permanent_failures=tuple(sorted(failures.items(), key=lambda kv: (-len(kv[0]), kv[0]))),
+            notification_failure_rate=_rate(obj, "notificationFailureRate"),
+            commit_then_timeout=CommitThenTimeout.parse(obj.get("commitThenTimeout", {})),
+        )
+
+    def permanent_failure_for(self, account_id: str) -> str | None:
+        for prefix, code in self.permanent_failures:
+            if account_id.startswith(prefix):
+                return code
+        return None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "latencyMs": self.latency_ms,
+            "transientErrorRate": self.transient_error_rate,
+            "transientErrorStatus": self.transient_error_status,
+            "permanentFailures": dict(self.permanent_failures),
+            "notificationFailureRate": self.notification_failure_rate,
+            "commitThenTimeout": self.commit_then_timeout.to_json(),
+        }

@@ -1,0 +1,290 @@
+"""HTTP front of the fake bank: routes, body framing, fault timing, logs and the CLI.
+
+    python -m tools.fake_bank [--port 0] [--port-file F] [--seed N] [--faults JSON]
+                              [--log-level debug|info|warning|error]
+
+Prints {"event":"listening","port":N,...} on stdout once it accepts connections; logs one
+JSON object per line on stderr (account numbers masked); exits 0 on SIGTERM/SIGINT.
+HTTP/1.1 with keep-alive: every response carries Content-Length and every request body is
+read in full, so a client can reuse its connection after any answer (including errors).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from tools.common import LEVELS, JsonLogger, StopSignal, announce_listening, log_server_error, mask_account
+from tools.fake_bank.bank import Bank, Outcome
+from tools.fake_bank.faults import FaultConfigError, Faults
+from tools.fake_bank.messages import DebitRequest, MalformedRequest, NotificationRequest, parse_json_object
+
+MAX_BODY_BYTES = 1 << 20
+
+
+class _Reject(Exception):
+    """Answer with an error status; `close` drops the connection when the request framing
+    is broken (we cannot tell where the next request starts)."""
+
+    def __init__(self, status: int, code: str, detail: str, close: bool = False) -> None:
+        super().__init__(detail)
+        self.status, self.code, self.detail, self.close = status, code, detail, close
+
+
+class FakeBankServer(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128  # a burst of worker connections must not overflow the backlog
+
+    def __init__(self, address: tuple[str, int], bank: Bank, log: JsonLogger) -> None:
+        super().__init__(address, _Handler)
+        self.bank = bank
+        self.log = log
+        # Wakes handlers sleeping on injected latency or a withheld response at shutdown.
+        self.stopping = threading.Event()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        log_server_error(self.log, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fake-bank/1"
+    server: FakeBankServer
+
+    def do_GET(self) -> None:
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:
+        self._dispatch("POST")
+
+    def do_PUT(self) -> None:
+        self._dispatch("PUT")
+
+    def do_DELETE(self) -> None:
+        self._dispatch("DELETE")
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        # Requests get one structured line in _dispatch; this only sees protocol errors
+        # (bad request line, oversized headers) that the stdlib answers on its own.
+        self.server.log.debug("http", client=self.client_address[0], msg=format % args)
+
+    def log_request(self, code: Any = "-", size: Any = "-") -> None:
+        pass  # _dispatch logs every request with its outcome
+
+    # --- plumbing -------------------------------------------------------------------------
+
+    def _dispatch(self, method: str) -> None:
+        started = time.monotonic()
+        self._status = 0
+        self._fields: dict[str, Any] = {}
+        path = urlsplit(self.path).path
+        level = "debug" if method == "GET" else "info"  # ledger/health polling is noise
+        try:
+            body = self._read_body()
+            route = _ROUTES.get((method, path))
+            if route is None:
+                allowed = sorted(m for (m, p) in _ROUTES if p == path)
+                if allowed:
+                    raise _Reject(405, "METHOD_NOT_ALLOWED", f"use {', '.join(allowed)}")
+                raise _Reject(404, "NOT_FOUND", f"no route for {path}")
+            route(self, body)
+        except _Reject as e:
+            if e.close:
+                self.close_connection = True
+            if e.status == 400:
+                self.server.bank.count("malformed")
+            self._respond(e.status, {"code": e.code, "detail": e.detail}, "rejected-request")
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+            self._fields["outcome"] = "client-gone"
+        except Exception as e:  # a bug in the fake must be visible, not a hung client
+            level = "error"
+            self._fields["error"] = repr(e)
+            self.close_connection = True
+            if not self._status:
+                try:
+                    self._respond(500, {"code": "INTERNAL", "detail": "fake-bank bug, see its log"}, "bug")
+                except OSError:
+                    pass  # the client is gone; the error line below still records the bug
+        finally:
+            self.server.log.log(
+                level,
+                "request",
+                method=method,
+                path=path,
+                status=self._status or None,
+                ms=round((time.monotonic() - started) * 1000, 1),
+                **self._fields,
+            )
+
+    def _read_body(self) -> bytes:
+        if "chunked" in self.headers.get("Transfer-Encoding", "").lower():
+            return self._read_chunked()
+        length = self.headers.get("Content-Length")
+        if length is None:
+            return b""
+        try:
+            size = int(length)
+        except ValueError:
+            raise _Reject(400, "MALFORMED_REQUEST", "bad Content-Length", close=True) from None
+        if size < 0 or size > MAX_BODY_BYTES:
+            raise _Reject(413, "BODY_TOO_LARGE", f"body limit is {MAX_BODY_BYTES} bytes", close=True)
+        return self.rfile.read(size)
+
+    def _read_chunked(self) -> bytes:
+        chunks: list[bytes] = []
+        total = 0
+        while True:
+            line = self.rfile.readline(1024)
+            try:
+                size = int(line.split(b";", 1)[0].strip(), 16)
+            except ValueError:
+                raise _Reject(400, "MALFORMED_REQUEST", "bad chunk header", close=True) from None
+            if size == 0:
+                while self.rfile.readline(1024).strip():  # trailers, up to the empty line
+                    pass
+                return b"".join(chunks)
+            total += size
+            if total > MAX_BODY_BYTES:
+                raise _Reject(413, "BODY_TOO_LARGE", f"body limit is {MAX_BODY_BYTES} bytes", close=True)
+            chunks.append(self.rfile.read(size))
+            self.rfile.readline(8)  # CRLF after each chunk
+
+    def _respond(self, status: int, body: dict[str, Any], outcome: str) -> None:
+        payload = json.dumps(body, separators=(",", ":")).encode()
+        self._status = status
+        self._fields.setdefault("outcome", outcome)
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        if self.close_connection:
+            self.send_header("Connection", "close")
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
+    def _answer(self, outcome: Outcome) -> None:
+        self._respond(outcome.status, outcome.body, outcome.label)
+
+    def _pause(self, millis: int) -> None:
+        if millis > 0:
+            self.server.stopping.wait(millis / 1000)
+
+    def _json_body(self, body: bytes) -> dict[str, Any]:
+        try:
+            return parse_json_object(body)
+        except MalformedRequest as e:
+            raise _Reject(400, "MALFORMED_REQUEST", str(e)) from None
+
+    # --- routes ---------------------------------------------------------------------------
+
+    def _health(self, _body: bytes) -> None:
+        self._respond(200, {"status": "ok"}, "ok")
+
+    def _debit(self, body: bytes) -> None:
+        try:
+            request = DebitRequest.parse(self.headers.get("Idempotency-Key"), body)
+        except MalformedRequest as e:
+            raise _Reject(400, "MALFORMED_REQUEST", str(e)) from None
+        self._fields.update(chargeId=request.charge_id, account=mask_account(request.account_id))
+        self._pause(self.server.bank.faults.latency_ms)
+        outcome = self.server.bank.debit(request)
+        if outcome.withhold is None:
+            self._answer(outcome)
+            return
+        # Committed, but the caller must not learn it in time: the hardest case for it.
+        self._fields.update(debitId=outcome.body["debitId"], outcome="commit-then-timeout")
+        if outcome.withhold.mode == "close":
+            self.close_connection = True
+            return
+        self._pause(outcome.withhold.delay_ms)
+        self._answer(outcome)
+
+    def _notify(self, body: bytes) -> None:
+        try:
+            request = NotificationRequest.parse(self.headers.get("Idempotency-Key"), body)
+        except MalformedRequest as e:
+            raise _Reject(400, "MALFORMED_REQUEST", str(e)) from None
+        self._fields.update(chargeId=request.charge_id, account=mask_account(request.account_id))
+        self._pause(self.server.bank.faults.latency_ms)
+        self._answer(self.server.bank.notify(request))
+
+    def _ledger(self, _body: bytes) -> None:
+        self._respond(200, self.server.bank.snapshot(), "ok")
+
+    def _reset(self, _body: bytes) -> None:
+        self.server.bank.reset()
+        self._respond(200, {"status": "reset"}, "reset")
+
+    def _get_faults(self, _body: bytes) -> None:
+        self._respond(200, self.server.bank.faults.to_json(), "ok")
+
+    def _set_faults(self, body: bytes) -> None:
+        try:
+            faults = Faults.parse(self._json_body(body))
+        except FaultConfigError as e:
+            raise _Reject(400, "INVALID_FAULTS", str(e)) from None
+        self.server.bank.set_faults(faults)
+        self._fields["faults"] = faults.to_json()
+        self._respond(200, faults.to_json(), "faults-set")
+
+
+_ROUTES: dict[tuple[str, str], Callable[[_Handler, bytes], None]] = {
+    ("GET", "/health"): _Handler._health,
+    ("POST", "/v1/debits"): _Handler._debit,
+    ("POST", "/v1/notifications"): _Handler._notify,
+    ("GET", "/v1/ledger"): _Handler._ledger,
+    ("POST", "/admin/reset"): _Handler._reset,
+    ("GET", "/admin/faults"): _Handler._get_faults,
+    ("POST", "/admin/faults"): _Handler._set_faults,
+}
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.fake_bank", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
+    parser.add_argument("--port", type=int, default=0, help="port to bind; 0 (default) picks a free one")
+    parser.add_argument("--port-file", help="also write the bound port to this file")
+    parser.add_argument("--seed", type=int, help="seed of the fault random source (default: random, logged)")
+    parser.add_argument("--faults", help="initial fault configuration, JSON as for POST /admin/faults")
+    parser.add_argument("--log-level", default="info", choices=sorted(LEVELS, key=LEVELS.__getitem__))
+    args = parser.parse_args(argv)
+    if args.faults is not None:
+        try:
+            args.faults = Faults.parse(json.loads(args.faults))
+        except (json.JSONDecodeError, FaultConfigError) as e:
+            parser.error(f"--faults: {e}")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parse_args(argv)
+    log = JsonLogger("fake-bank", args.log_level)
+    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    bank = Bank(seed)
+    if args.faults is not None:
+        bank.set_faults(args.faults)
+    stop = StopSignal()
+    try:
+        server = FakeBankServer((args.host, args.port), bank, log)
+    except OSError as e:
+        log.error("bind_failed", host=args.host, port=args.port, error=str(e))
+        return 2
+    port = server.server_address[1]
+    serving = threading.Thread(target=server.serve_forever, args=(0.1,), name="fake-bank-accept", daemon=True)
+    serving.start()
+    log.info("started", host=args.host, port=port, seed=seed, faults=bank.faults.to_json())
+    announce_listening(port, args.port_file, url=f"http://{args.host}:{port}")
+    stop.wait(serving)
+    log.info("stopping", signal=stop.signum)
+    server.shutdown()
+    server.stopping.set()
+    server.server_close()
+    log.info("stopped")
+    return 0
