@@ -2,7 +2,9 @@
 
 #include <signal.h>
 
+#include <condition_variable>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "adapters/bank_http/core_banking_client.hpp"
@@ -24,6 +26,7 @@ using namespace std::chrono_literals;
 // timeout is safe to retry because the bank dedupes on chargeId.
 constexpr aws::HttpTimeouts kBankTimeouts{.connect = 2s, .total = 10s};
 constexpr std::string_view kReadinessProbeKey = "__readiness_probe__";
+constexpr auto kReadinessProbeInterval = 5s;
 
 // SIGTERM/SIGINT are blocked in every thread and taken by one waiter, which asks the container
 // to stop: a signal handler could do nothing of the sort safely.
@@ -101,26 +104,34 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
                                         {.lease = settings.lease, .owner = owner});
   const application::ChargeMessageHandler handler(service);
 
-  std::atomic<bool> table_reachable{false};
   obs::AdminServer admin(*admin_addr, metrics);
   admin.add_readiness_check("queue_polling", [&] {
     return obs::ReadinessResult{telemetry.polling(), telemetry.polling() ? "" : "no receive yet"};
   });
   admin.add_readiness_check("table_reachable", [&] {
-    return obs::ReadinessResult{table_reachable.load(), settings.table};
+    return obs::ReadinessResult{telemetry.table_reachable(), settings.table};
   });
   if (auto started = admin.start(); !started) {
     return startup_failure(log, "admin server", started.error());
   }
 
-  if (auto probe = store.get(kReadinessProbeKey); !probe) {
-    // Not fatal: the store may come back; readiness stays false and claims will retry.
-    log.error("idempotency table not reachable",
-              {{"table", settings.table}, {"code", probe.error().code},
-               {"detail", probe.error().message}});
-  } else {
-    table_reachable = true;
-  }
+  // Until the table has answered, probe it every few seconds; after that every claim reports.
+  std::jthread table_prober([&](std::stop_token stop) {
+    std::mutex mutex;
+    std::condition_variable_any wake;
+    while (!stop.stop_requested() && !telemetry.table_reachable()) {
+      if (auto probe = store.get(kReadinessProbeKey); probe) {
+        telemetry.table_answered(true);
+        break;
+      } else {
+        log.error("idempotency table not reachable", {{"table", settings.table},
+                                                      {"code", probe.error().code},
+                                                      {"detail", probe.error().message}});
+      }
+      std::unique_lock lock(mutex);
+      wake.wait_for(lock, stop, kReadinessProbeInterval, [] { return false; });
+    }
+  });
 
   sqs::ListenerContainer container(
       queue,

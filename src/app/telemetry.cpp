@@ -44,6 +44,7 @@ Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
                               obs::kDefaultSecondsBuckets)) {}
 
 void Telemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& result) {
+  table_answered(true);
   const std::string_view outcome = idem::to_string(result.outcome);
   claim_outcomes_.with({outcome}).inc();
   const obs::LogLevel level = result.outcome == idem::ClaimOutcome::PayloadMismatch
@@ -103,6 +104,7 @@ void Telemetry::notification_finished(const charge::Charge& c,
 
 void Telemetry::store_failed(const charge::Charge& c, std::string_view operation,
                              const idem::StoreError& error) {
+  if (operation == "claim") table_answered(false);
   store_errors_.with({operation, kind_label(error.kind)}).inc();
   log_.error("idempotency store failed", {{"chargeId", c.id.value()},
                                           {"messageId", MessageScope::current()},
@@ -163,6 +165,7 @@ void Telemetry::on_batch_entry_failed(sqs::BatchAction action, std::string_view 
            {{"messageId", message_id},
             {"action", sqs::to_string(action)},
             {"code", error.code},
+            {"detail", error.message},
             {"final", final}});
 }
 
@@ -174,7 +177,7 @@ void Telemetry::on_heartbeat(std::string_view message_id, bool extended) {
 void Telemetry::on_heartbeat_visibility_failed(std::string_view message_id,
                                                const sqs::QueueError& error) {
   log_.warn("heartbeat could not extend visibility",
-            {{"messageId", message_id}, {"code", error.code}});
+            {{"messageId", message_id}, {"code", error.code}, {"detail", error.message}});
 }
 
 void Telemetry::on_in_flight(std::size_t count) {

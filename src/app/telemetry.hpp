@@ -62,6 +62,9 @@ class Telemetry final : public charge::ChargeObserver,
 
   // Set once the first receive succeeds: readiness of the queue side.
   [[nodiscard]] bool polling() const { return polling_.load(); }
+  // Readiness of the table: the start-up probe, then the outcome of every claim.
+  void table_answered(bool ok) { table_reachable_ = ok; }
+  [[nodiscard]] bool table_reachable() const { return table_reachable_.load(); }
 
  private:
   obs::Logger& log_;
@@ -81,6 +84,7 @@ class Telemetry final : public charge::ChargeObserver,
   obs::GaugeFamily& in_flight_;
   obs::HistogramFamily& processing_;
   std::atomic<bool> polling_{false};
+  std::atomic<bool> table_reachable_{false};
 };
 
 }  // namespace ic::app
