@@ -8,8 +8,8 @@
 
 namespace ic::aws {
 
-// Thread-safety: credentials() is as thread-safe as the injected lookup (main passes one over
-// an environment snapshot). Reads the lookup on every call; it never fetches anything.
+// Thread-safety: credentials() is as thread-safe as the injected lookup. Reads the lookup on
+// every call; it never fetches anything.
 class EnvironmentCredentialsProvider final : public CredentialsProvider {
  public:
   explicit EnvironmentCredentialsProvider(EnvLookup env) : env_(std::move(env)) {}

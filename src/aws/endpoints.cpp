@@ -1,7 +1,8 @@
 #include "aws/endpoints.hpp"
 
-#include <cctype>
 #include <fmt/format.h>
+
+#include <cctype>
 
 namespace ic::aws {
 namespace {
@@ -28,11 +29,13 @@ std::string resolve_endpoint(std::string_view service_id, std::string_view regio
                              const EnvLookup& env) {
   std::string variable = "AWS_ENDPOINT_URL_";
   for (char c : service_id) {
-    variable += (c == ' ' || c == '-') ? '_'
-                                       : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    variable += (c == ' ' || c == '-')
+                    ? '_'
+                    : static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
   }
   if (auto url = non_empty(env, variable)) return without_trailing_slashes(std::move(*url));
-  if (auto url = non_empty(env, "AWS_ENDPOINT_URL")) return without_trailing_slashes(std::move(*url));
+  if (auto url = non_empty(env, "AWS_ENDPOINT_URL"))
+    return without_trailing_slashes(std::move(*url));
   return fmt::format("https://{}.{}.amazonaws.com", service_id, region);
 }
 

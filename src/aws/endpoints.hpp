@@ -3,7 +3,8 @@
 //
 //   auto region = resolve_region(env);                  // AWS_REGION, AWS_DEFAULT_REGION
 //   auto url = resolve_endpoint("dynamodb", *region, env);
-//   // AWS_ENDPOINT_URL_DYNAMODB, else AWS_ENDPOINT_URL, else https://dynamodb.<region>.amazonaws.com
+//   // AWS_ENDPOINT_URL_DYNAMODB, else AWS_ENDPOINT_URL, else
+//   https://dynamodb.<region>.amazonaws.com
 #pragma once
 
 #include <functional>

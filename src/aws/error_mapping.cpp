@@ -1,8 +1,9 @@
 #include "aws/error_mapping.hpp"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <charconv>
-#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -115,8 +116,7 @@ bool is_clock_skew_error(const AwsError& error) {
     return true;
   }
   const bool signature_error = error.code == "InvalidSignatureException" ||
-                               error.code == "SignatureDoesNotMatch" ||
-                               error.code == "AuthFailure";
+                               error.code == "SignatureDoesNotMatch" || error.code == "AuthFailure";
   return signature_error &&
          contains_any(error.message, {"Signature expired", "Signature not yet current"});
 }
@@ -136,9 +136,8 @@ std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string
   const auto hour = parse_int(text.substr(17, 2));
   const auto minute = parse_int(text.substr(20, 2));
   const auto second = parse_int(text.substr(23, 2));
-  if (month == kMonths.size() || !day || !year || !hour || !minute || !second ||
-      text[16] != ' ' || text[19] != ':' || text[22] != ':' || *hour > 23 || *minute > 59 ||
-      *second > 60) {
+  if (month == kMonths.size() || !day || !year || !hour || !minute || !second || text[16] != ' ' ||
+      text[19] != ':' || text[22] != ':' || *hour > 23 || *minute > 59 || *second > 60) {
     return std::nullopt;
   }
   using namespace std::chrono;

@@ -40,8 +40,10 @@ std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user)
 }
 
 std::string_view trim(std::string_view text) {
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front()))) text.remove_prefix(1);
-  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.remove_suffix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
   return text;
 }
 
@@ -74,10 +76,9 @@ struct HeaderList {
 bool has_header(const HttpRequest& request, std::string_view lower_name) {
   return std::any_of(request.headers.begin(), request.headers.end(), [&](const auto& header) {
     return header.first.size() == lower_name.size() &&
-           std::equal(header.first.begin(), header.first.end(), lower_name.begin(),
-                      [](char a, char b) {
-                        return std::tolower(static_cast<unsigned char>(a)) == b;
-                      });
+           std::equal(
+               header.first.begin(), header.first.end(), lower_name.begin(),
+               [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
   });
 }
 
@@ -124,7 +125,9 @@ struct CurlHttpTransport::Handle {
   Handle& operator=(const Handle&) = delete;
 };
 
-CurlHttpTransport::CurlHttpTransport() : id_(next_transport_id.fetch_add(1)) { init_curl_once(); }
+CurlHttpTransport::CurlHttpTransport() : id_(next_transport_id.fetch_add(1)) {
+  init_curl_once();
+}
 
 CurlHttpTransport::~CurlHttpTransport() = default;
 
@@ -172,16 +175,19 @@ std::expected<HttpResponse, TransportError> CurlHttpTransport::send(const HttpRe
   if (request.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   } else {
-    if (request.method != "POST") curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    if (request.method != "POST")
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
-    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(request.body.size()));
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request.body.size()));
   }
 
   const CURLcode code = curl_easy_perform(curl);
   if (code != CURLE_OK) {
     const bool sent = request_sent(curl, request);
-    return std::unexpected(classify(code, sent, exchange.too_large ? "reply too large" : error_buffer));
+    return std::unexpected(
+        classify(code, sent, exchange.too_large ? "reply too large" : error_buffer));
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &exchange.response.status);
   return std::move(exchange.response);

@@ -22,7 +22,8 @@ std::string random_invocation_id() {
 
 JsonClientHooks with_defaults(JsonClientHooks hooks) {
   if (!hooks.wall_clock) hooks.wall_clock = [] { return std::chrono::system_clock::now(); };
-  if (!hooks.sleep) hooks.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
+  if (!hooks.sleep)
+    hooks.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   if (!hooks.invocation_id) hooks.invocation_id = random_invocation_id;
   return hooks;
 }
@@ -101,8 +102,8 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
       .headers = {{"content-type", "application/x-amz-json-1.0"},
                   {"x-amz-target", fmt::format("{}.{}", config_.target_prefix, operation)},
                   {"amz-sdk-invocation-id", invocation_id},
-                  {"amz-sdk-request", fmt::format("attempt={}; max={}", attempt,
-                                                  retry_.config().max_attempts)}},
+                  {"amz-sdk-request",
+                   fmt::format("attempt={}; max={}", attempt, retry_.config().max_attempts)}},
       .body = body};
   sign_request(request, *credentials,
                {.region = config_.region,
@@ -119,7 +120,8 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
   }
   if (response->body.empty()) return nlohmann::json::object();
   auto parsed = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded()) return std::unexpected(malformed_reply(*response, "reply is not JSON"));
+  if (parsed.is_discarded())
+    return std::unexpected(malformed_reply(*response, "reply is not JSON"));
   return parsed;
 }
 

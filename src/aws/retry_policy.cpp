@@ -46,8 +46,12 @@ double random_unit_interval() {
   return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
 }
 
-bool is_throttling_code(std::string_view code) { return contains(kThrottlingCodes, code); }
-bool is_transient_code(std::string_view code) { return contains(kTransientCodes, code); }
+bool is_throttling_code(std::string_view code) {
+  return contains(kThrottlingCodes, code);
+}
+bool is_transient_code(std::string_view code) {
+  return contains(kTransientCodes, code);
+}
 bool is_timeout_code(std::string_view code) {
   return code == "TimeoutBeforeSend" || code == "TimeoutAfterSend";
 }
@@ -69,8 +73,7 @@ std::chrono::milliseconds RetryPolicy::backoff(const AwsError& error, int attemp
   return std::chrono::milliseconds(static_cast<std::int64_t>(jitter * ceiling));
 }
 
-std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const AwsError& error,
-                                                                 int attempt,
+std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const AwsError& error, int attempt,
                                                                  RetryAttempt& state) {
   if (error.error_class == ErrorClass::Permanent || attempt >= config_.max_attempts) {
     return std::nullopt;

@@ -35,9 +35,9 @@ TEST(Endpoints, ServiceIdBecomesTheVariableSuffix) {
 }
 
 TEST(Endpoints, RegionFromAwsRegionThenDefaultRegion) {
-  EXPECT_EQ(resolve_region(env_of({{"AWS_REGION", "ap-south-1"},
-                                   {"AWS_DEFAULT_REGION", "us-east-1"}})),
-            "ap-south-1");
+  EXPECT_EQ(
+      resolve_region(env_of({{"AWS_REGION", "ap-south-1"}, {"AWS_DEFAULT_REGION", "us-east-1"}})),
+      "ap-south-1");
   EXPECT_EQ(resolve_region(env_of({{"AWS_REGION", ""}, {"AWS_DEFAULT_REGION", "us-east-1"}})),
             "us-east-1");
   EXPECT_EQ(resolve_region(env_of({})), std::nullopt);

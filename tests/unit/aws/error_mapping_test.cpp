@@ -11,9 +11,9 @@ HttpResponse reply(long status, std::string body, Headers headers = {}) {
 }
 
 TEST(ErrorMapping, TypeFromJsonBodyAfterTheHash) {
-  const auto error = map_http_error(reply(
-      400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",)"
-           R"("message":"The conditional request failed","Item":{"pk":{"S":"k"}}})"));
+  const auto error = map_http_error(
+      reply(400, R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException",)"
+                 R"("message":"The conditional request failed","Item":{"pk":{"S":"k"}}})"));
   EXPECT_EQ(error.code, "ConditionalCheckFailedException");
   EXPECT_EQ(error.message, "The conditional request failed");
   EXPECT_EQ(error.error_class, ErrorClass::Permanent);
@@ -54,10 +54,10 @@ TEST(ErrorMapping, NonJsonBodyFallsBackToTheStatus) {
 }
 
 TEST(ErrorMapping, XmlErrorDocumentsAreUnderstoodToo) {
-  const auto error = map_http_error(
-      reply(403, R"(<?xml version="1.0"?><ErrorResponse><Errors><Error>)"
-                 R"(<Code>SignatureDoesNotMatch</Code><Message>bad sig</Message>)"
-                 R"(</Error></Errors></ErrorResponse>)"));
+  const auto error =
+      map_http_error(reply(403, R"(<?xml version="1.0"?><ErrorResponse><Errors><Error>)"
+                                R"(<Code>SignatureDoesNotMatch</Code><Message>bad sig</Message>)"
+                                R"(</Error></Errors></ErrorResponse>)"));
   EXPECT_EQ(error.code, "SignatureDoesNotMatch");
   EXPECT_EQ(error.message, "bad sig");
   EXPECT_EQ(error.error_class, ErrorClass::Permanent);

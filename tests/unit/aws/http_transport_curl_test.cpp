@@ -60,7 +60,9 @@ class RawSocket {
   RawSocket(const RawSocket&) = delete;
   RawSocket& operator=(const RawSocket&) = delete;
   [[nodiscard]] int fd() const { return fd_; }
-  [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+  [[nodiscard]] std::string url() const {
+    return "http://127.0.0.1:" + std::to_string(port_) + "/";
+  }
 
  private:
   int fd_;
@@ -80,13 +82,12 @@ TEST(CurlHttpTransport, PostsBodyAndParsesStatusHeadersAndBody) {
     });
   });
   CurlHttpTransport transport;
-  const auto reply =
-      transport.send({.method = "POST",
-                      .url = server.url("/echo"),
-                      .headers = {{"content-type", "application/x-amz-json-1.0"},
-                                  {"x-amz-target", "DynamoDB_20120810.GetItem"}},
-                      .body = R"({"a":1})"},
-                     kQuick);
+  const auto reply = transport.send({.method = "POST",
+                                     .url = server.url("/echo"),
+                                     .headers = {{"content-type", "application/x-amz-json-1.0"},
+                                                 {"x-amz-target", "DynamoDB_20120810.GetItem"}},
+                                     .body = R"({"a":1})"},
+                                    kQuick);
   ASSERT_TRUE(reply) << reply.error().detail;
   EXPECT_EQ(reply->status, 201);
   EXPECT_EQ(reply->body, R"(application/x-amz-json-1.0|DynamoDB_20120810.GetItem|{"a":1})");
@@ -109,9 +110,8 @@ TEST(CurlHttpTransport, ReusesOneConnectionPerThread) {
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(transport.send({.method = "GET", .url = server.url("/who")}, kQuick));
   }
-  std::thread other([&] {
-    ASSERT_TRUE(transport.send({.method = "GET", .url = server.url("/who")}, kQuick));
-  });
+  std::thread other(
+      [&] { ASSERT_TRUE(transport.send({.method = "GET", .url = server.url("/who")}, kQuick)); });
   other.join();
   ASSERT_EQ(client_ports.size(), 4u);
   EXPECT_EQ(client_ports[0], client_ports[1]);
@@ -127,7 +127,8 @@ TEST(CurlHttpTransport, ErrorStatusIsAReplyNotATransportFailure) {
     });
   });
   CurlHttpTransport transport;
-  const auto reply = transport.send({.method = "POST", .url = server.url("/"), .body = "x"}, kQuick);
+  const auto reply =
+      transport.send({.method = "POST", .url = server.url("/"), .body = "x"}, kQuick);
   ASSERT_TRUE(reply);
   EXPECT_EQ(reply->status, 503);
   EXPECT_EQ(reply->body, "busy");
@@ -136,7 +137,8 @@ TEST(CurlHttpTransport, ErrorStatusIsAReplyNotATransportFailure) {
 TEST(CurlHttpTransport, RefusedConnectionIsCouldNotConnect) {
   RawSocket bound_not_listening;
   CurlHttpTransport transport;
-  const auto reply = transport.send({.method = "POST", .url = bound_not_listening.url(), .body = "x"}, kQuick);
+  const auto reply =
+      transport.send({.method = "POST", .url = bound_not_listening.url(), .body = "x"}, kQuick);
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().failure, TransportFailure::CouldNotConnect);
   EXPECT_FALSE(reply.error().ambiguous());
@@ -193,7 +195,8 @@ TEST(CurlHttpTransport, ConnectionClosedAfterRequestIsInterrupted) {
     ::close(connection);
   });
   CurlHttpTransport transport;
-  const auto reply = transport.send({.method = "POST", .url = listener.url(), .body = "body"}, kQuick);
+  const auto reply =
+      transport.send({.method = "POST", .url = listener.url(), .body = "body"}, kQuick);
   hang_up.join();
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().failure, TransportFailure::Interrupted) << reply.error().detail;

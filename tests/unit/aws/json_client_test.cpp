@@ -2,6 +2,7 @@
 // quota, ambiguity and clock-skew correction, without a network.
 #include "aws/json_client.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -46,26 +47,25 @@ std::string header(const HttpRequest& request, std::string_view name) {
   return "<absent>";
 }
 
-Step ok(std::string body) { return HttpResponse{.status = 200, .body = std::move(body)}; }
+Step ok(std::string body) {
+  return HttpResponse{.status = 200, .body = std::move(body)};
+}
 Step fail(long status, std::string type, Headers headers = {}) {
-  return HttpResponse{.status = status,
-                      .headers = std::move(headers),
-                      .body = R"({"__type":"com.amazonaws.dynamodb.v20120810#)" + type +
-                              R"(","message":"m"})"};
+  return HttpResponse{
+      .status = status,
+      .headers = std::move(headers),
+      .body = R"({"__type":"com.amazonaws.dynamodb.v20120810#)" + type + R"(","message":"m"})"};
 }
 Step transport_failure(TransportFailure failure) {
   return std::unexpected(TransportError{.failure = failure, .detail = "scripted"});
 }
 
+// Records each attempt as "service/operation#attempt=result[ retry]".
 class RecordingObserver final : public JsonClientObserver {
  public:
   void on_attempt(const AttemptEvent& e) override {
-    events.push_back(fmt_event(e));
-  }
-  static std::string fmt_event(const AttemptEvent& e) {
-    return std::string(e.service) + "/" + std::string(e.operation) + "#" +
-           std::to_string(e.attempt) + "=" + std::string(e.result) +
-           (e.will_retry ? " retry" : "");
+    events.push_back(fmt::format("{}/{}#{}={}{}", e.service, e.operation, e.attempt, e.result,
+                                 e.will_retry ? " retry" : ""));
   }
   std::vector<std::string> events;
 };
@@ -86,7 +86,8 @@ class JsonClientTest : public ::testing::Test {
   }
 
   StaticCredentials credentials_;
-  std::chrono::system_clock::time_point now_ = std::chrono::sys_days{std::chrono::January / 1 / 2026};
+  std::chrono::system_clock::time_point now_ =
+      std::chrono::sys_days{std::chrono::January / 1 / 2026};
   std::vector<std::chrono::milliseconds> sleeps_;
   RecordingObserver observer_;
   RetryPolicy policy_{{}, [] { return 0.5; }};
@@ -114,9 +115,8 @@ TEST_F(JsonClientTest, SendsAwsJsonProtocolRequest) {
 }
 
 TEST_F(JsonClientTest, RetriesServerErrorsAndThrottlingResigningEachAttempt) {
-  ScriptedTransport transport(
-      {fail(500, "InternalServerError"), fail(400, "ProvisionedThroughputExceededException"),
-       ok("{}")});
+  ScriptedTransport transport({fail(500, "InternalServerError"),
+                               fail(400, "ProvisionedThroughputExceededException"), ok("{}")});
   auto client = client_for(transport, policy_);
   ASSERT_TRUE(client.call("PutItem", {}));
   ASSERT_EQ(transport.sent.size(), 3u);

@@ -47,8 +47,8 @@ TEST(RetryPolicy, FullJitterExponentialBackoffCappedAtMaxBackoff) {
 }
 
 TEST(RetryPolicy, ThrottlingUsesItsOwnBase) {
-  auto policy = with_random(0.5, {.transient_base = milliseconds(50),
-                                  .throttling_base = milliseconds(1000)});
+  auto policy =
+      with_random(0.5, {.transient_base = milliseconds(50), .throttling_base = milliseconds(1000)});
   EXPECT_EQ(policy.backoff(error_of(ErrorClass::Retryable), 1), milliseconds(25));
   EXPECT_EQ(policy.backoff(error_of(ErrorClass::Throttling, "Throttling"), 1), milliseconds(500));
 }
@@ -83,16 +83,16 @@ TEST(RetryPolicy, NoRetryWhenQuotaCannotPay) {
 }
 
 TEST(RetryPolicy, RecognisesTheStandardThrottlingAndTransientCodes) {
-  for (auto code : {"Throttling", "ThrottlingException", "ThrottledException",
-                    "RequestThrottledException", "TooManyRequestsException",
-                    "ProvisionedThroughputExceededException", "TransactionInProgressException",
-                    "RequestLimitExceeded", "BandwidthLimitExceeded", "LimitExceededException",
-                    "RequestThrottled", "SlowDown", "PriorRequestNotComplete",
-                    "EC2ThrottledException"}) {
+  for (auto code :
+       {"Throttling", "ThrottlingException", "ThrottledException", "RequestThrottledException",
+        "TooManyRequestsException", "ProvisionedThroughputExceededException",
+        "TransactionInProgressException", "RequestLimitExceeded", "BandwidthLimitExceeded",
+        "LimitExceededException", "RequestThrottled", "SlowDown", "PriorRequestNotComplete",
+        "EC2ThrottledException"}) {
     EXPECT_TRUE(is_throttling_code(code)) << code;
   }
-  for (auto code : {"RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete",
-                    "InternalError"}) {
+  for (auto code :
+       {"RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete", "InternalError"}) {
     EXPECT_TRUE(is_transient_code(code)) << code;
   }
   EXPECT_FALSE(is_throttling_code("ValidationException"));
@@ -108,10 +108,10 @@ const std::vector<std::string> kCodes = {"InternalServerError", "TimeoutAfterSen
 
 RC_GTEST_PROP(RetryPolicyProperty, DelayAlwaysWithinZeroAndCap, ()) {
   // Even a broken random source must not push the delay out of bounds.
-  const auto random = *rc::gen::oneOf(
-      rc::gen::arbitrary<double>(),
-      rc::gen::element(std::numeric_limits<double>::quiet_NaN(),
-                       std::numeric_limits<double>::infinity(), -1.0, 0.999999));
+  const auto random =
+      *rc::gen::oneOf(rc::gen::arbitrary<double>(),
+                      rc::gen::element(std::numeric_limits<double>::quiet_NaN(),
+                                       std::numeric_limits<double>::infinity(), -1.0, 0.999999));
   const auto attempt = *rc::gen::inRange(1, 1000);
   const auto cap = *rc::gen::inRange(1, 60000);
   const auto error_class = *rc::gen::elementOf(kClasses);
@@ -129,7 +129,8 @@ RC_GTEST_PROP(RetryPolicyProperty, QuotaNeverNegativeAndNoRetryWhenExhausted, ()
   for (int step : steps) {
     auto& call = calls[static_cast<std::size_t>(step) % calls.size()];
     if (step < 6) {
-      const auto error = error_of(ErrorClass::Retryable, kCodes[static_cast<std::size_t>(step % 2)]);
+      const auto error =
+          error_of(ErrorClass::Retryable, kCodes[static_cast<std::size_t>(step % 2)]);
       const int before = policy.tokens();
       const int cost = is_timeout_code(error.code) ? 10 : 5;
       const bool retried = policy.on_failure(error, 1, call).has_value();

@@ -3,9 +3,13 @@
 // request shape we actually send (AWS JSON 1.0 with a session token, endpoint with a port).
 #include "aws/sigv4.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
 
 #include <algorithm>
+#include <array>
 
 #include "aws/sigv4_canonical.hpp"
 #include "aws/url.hpp"
@@ -107,6 +111,34 @@ TEST(ComputeSignature, BodyAndSecretChangeTheSignature) {
   Credentials other = kCredentials;
   other.secret_access_key.back() = 'X';
   EXPECT_NE(compute_signature(update_item(), other, kParams).authorization, base);
+}
+
+std::string openssl_hmac_hex_chain(const std::string& secret, const std::string& string_to_sign) {
+  auto mac = [](std::string_view key, std::string_view data) {
+    std::array<unsigned char, 32> out{};
+    unsigned int len = 0;
+    HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+         reinterpret_cast<const unsigned char*>(data.data()), data.size(), out.data(), &len);
+    return std::string(reinterpret_cast<const char*>(out.data()), len);
+  };
+  auto key = mac("AWS4" + secret, "20261130");
+  for (const auto* part : {"eu-west-1", "dynamodb", "aws4_request"}) key = mac(key, part);
+  std::string hex;
+  for (unsigned char c : mac(key, string_to_sign)) hex += fmt::format("{:02x}", c);
+  return hex;
+}
+
+// The signer builds HMAC on a pre-fetched SHA-256; check it against OpenSSL's own HMAC, with
+// a secret long enough ("AWS4" + secret > 64 bytes) to take the hashed-key branch too.
+TEST(ComputeSignature, SigningChainMatchesOpenSslHmac) {
+  for (const std::string& secret :
+       {std::string(kCredentials.secret_access_key), std::string(61, 'k'), std::string(200, 's')}) {
+    Credentials credentials = kCredentials;
+    credentials.secret_access_key = secret;
+    const auto artifacts = compute_signature(update_item(), credentials, kParams);
+    const auto signature = artifacts.authorization.substr(artifacts.authorization.rfind('=') + 1);
+    EXPECT_EQ(signature, openssl_hmac_hex_chain(secret, artifacts.string_to_sign)) << secret.size();
+  }
 }
 
 TEST(ComputeSignature, MalformedUrlIsABrokenInvariant) {

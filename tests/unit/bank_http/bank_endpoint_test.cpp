@@ -17,6 +17,7 @@ TEST(BankEndpoint, AppendsPathsToTheBaseWithoutItsTrailingSlashes) {
       {"https://core.bank.internal/api//", "https://core.bank.internal/api/v1/debits"},
       {"HTTPS://core.bank.internal:443/api", "HTTPS://core.bank.internal:443/api/v1/debits"},
       {"http://[::1]:9000/", "http://[::1]:9000/v1/debits"},
+      {"http://bank.internal/tenants/@finedge", "http://bank.internal/tenants/@finedge/v1/debits"},
   };
   for (const auto& [base, expected] : cases) {
     const auto endpoint = BankEndpoint::create(base, kTimeouts);

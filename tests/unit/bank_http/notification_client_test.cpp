@@ -66,6 +66,18 @@ TEST_F(NotificationClientTest, PostsTheDebitAsJsonWithTheIdempotencyKey) {
                             {"chargeType", "SMS_ALERT_FEE"}}));
 }
 
+TEST_F(NotificationClientTest, ADebitRefThatIsNotUtf8IsSentAsValidJsonNotThrown) {
+  ScriptedBankServer server(Reply{202, ""});
+  auto endpoint = BankEndpoint::create(server.base_url(), kTimeouts);
+  ASSERT_TRUE(endpoint);
+  NotificationClient client(transport_, *endpoint);
+  EXPECT_TRUE(std::holds_alternative<charge::NotificationSent>(
+      client.notify(charge_, "DBT-\xff\xfe", kKey)));
+  ASSERT_EQ(server.requests().size(), 1u);
+  const auto body = nlohmann::json::parse(server.requests()[0].body);
+  EXPECT_EQ(body["debitId"], "DBT-\xEF\xBF\xBD\xEF\xBF\xBD");  // U+FFFD twice
+}
+
 TEST_F(NotificationClientTest, AnySuccessStatusIsSent) {
   for (int status : {200, 201, 202, 204}) {
     ScriptedBankServer server(Reply{status, status == 204 ? "" : "not even json"});

@@ -15,8 +15,12 @@ const idem::Instant t0{idem::Millis{1'764'460'800'000}};
 const TableSpec kTable{.name = "idem", .retention = std::chrono::hours(24)};
 
 idem::ClaimRequest request() {
-  return {.key = "CHG-1", .payload_hash = "h1", .token = "tok", .owner = "host/1",
-          .now = t0, .lease = 60s};
+  return {.key = "CHG-1",
+          .payload_hash = "h1",
+          .token = "tok",
+          .owner = "host/1",
+          .now = t0,
+          .lease = 60s};
 }
 
 TEST(DynamoDbCodec, ClaimIsAConditionalUpsertThatCountsTheFence) {
@@ -43,10 +47,11 @@ TEST(DynamoDbCodec, ClaimIsAConditionalUpsertThatCountsTheFence) {
 }
 
 TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
-  const json body =
-      encode_final(kTable, "CHG-1", "tok",
-                   {.state = idem::ClaimState::Done, .status = "DEBITED", .result_ref = "DBT-1",
-                    .now = t0 + 5s});
+  const json body = encode_final(kTable, "CHG-1", "tok",
+                                 {.state = idem::ClaimState::Done,
+                                  .status = "DEBITED",
+                                  .result_ref = "DBT-1",
+                                  .now = t0 + 5s});
   EXPECT_EQ(body["ConditionExpression"], "#state = :inprogress AND claimToken = :token");
   EXPECT_EQ(body["UpdateExpression"],
             "SET #state = :final, #status = :status, updatedAt = :now, completedAt = :now, "
@@ -72,8 +77,9 @@ TEST(DynamoDbCodec, LeaseWritesAndReads) {
   const json release = encode_set_lease(kTable, "CHG-1", "tok", idem::Instant{});
   EXPECT_EQ(release["UpdateExpression"], "SET leaseUntil = :lease");
   EXPECT_EQ(release["ExpressionAttributeValues"][":lease"], json::parse(R"({"N":"0"})"));
-  EXPECT_EQ(encode_get(kTable, "CHG-1"),
-            json::parse(R"({"TableName":"idem","Key":{"pk":{"S":"CHG-1"}},"ConsistentRead":true})"));
+  EXPECT_EQ(
+      encode_get(kTable, "CHG-1"),
+      json::parse(R"({"TableName":"idem","Key":{"pk":{"S":"CHG-1"}},"ConsistentRead":true})"));
 }
 
 const char* const kDoneItem = R"({
@@ -121,8 +127,8 @@ TEST(DynamoDbCodec, OldItemComesFromTheConditionalCheckFailure) {
   const auto item = old_item_from_error_body(body);
   ASSERT_TRUE(item);
   EXPECT_EQ((*item)["pk"]["S"], "CHG-1");
-  EXPECT_FALSE(old_item_from_error_body(
-      R"({"__type":"x#ConditionalCheckFailedException","message":"m"})"));
+  EXPECT_FALSE(
+      old_item_from_error_body(R"({"__type":"x#ConditionalCheckFailedException","message":"m"})"));
   EXPECT_FALSE(old_item_from_error_body("not json"));
 }
 

@@ -38,9 +38,12 @@ RaceResult race_for_one_key(idem::IdempotencyStore& store) {
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
       start.arrive_and_wait();
-      auto claimed = store.claim({.key = "CHG-RACE", .payload_hash = "h",
-                                  .token = "token-" + std::to_string(i), .owner = "t",
-                                  .now = t0, .lease = 60s});
+      auto claimed = store.claim({.key = "CHG-RACE",
+                                  .payload_hash = "h",
+                                  .token = "token-" + std::to_string(i),
+                                  .owner = "t",
+                                  .now = t0,
+                                  .lease = 60s});
       std::lock_guard lock(mutex);
       if (claimed) {
         ++result.outcomes[claimed->outcome];
@@ -70,23 +73,22 @@ class ReadThenWriteStore final : public idem::IdempotencyStore {
                                **existing};
     }
     const auto lease = (request.now + request.lease).time_since_epoch().count();
-    auto put = client_.call(
-        "PutItem",
-        {{"TableName", kTable},
-         {"Item",
-          {{"pk", {{"S", request.key}}},
-           {"state", {{"S", "IN_PROGRESS"}}},
-           {"leaseUntil", {{"N", std::to_string(lease)}}},
-           {"claimToken", {{"S", request.token}}},
-           {"payloadHash", {{"S", request.payload_hash}}}}}});
+    auto put = client_.call("PutItem", {{"TableName", kTable},
+                                        {"Item",
+                                         {{"pk", {{"S", request.key}}},
+                                          {"state", {{"S", "IN_PROGRESS"}}},
+                                          {"leaseUntil", {{"N", std::to_string(lease)}}},
+                                          {"claimToken", {{"S", request.token}}},
+                                          {"payloadHash", {{"S", request.payload_hash}}}}}});
     if (!put) return std::unexpected(to_store_error(put.error()));
     auto written = real_.get(request.key);
     if (!written || !*written) return std::unexpected(idem::StoreError{.code = "Vanished"});
     return idem::ClaimResult{ClaimOutcome::Acquired, **written};
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> complete(
-      std::string_view key, std::string_view token, const idem::Completion& completion,
-      idem::Instant now) override {
+  std::expected<idem::WriteOutcome, idem::StoreError> complete(std::string_view key,
+                                                               std::string_view token,
+                                                               const idem::Completion& completion,
+                                                               idem::Instant now) override {
     return real_.complete(key, token, completion, now);
   }
   std::expected<idem::WriteOutcome, idem::StoreError> fail(std::string_view key,

@@ -38,10 +38,10 @@ class SigningAgainstMoto : public ::testing::Test {
   static void SetUpTestSuite() {
     moto_ = MotoServer::start({{"INITIAL_NO_AUTH_ACTION_COUNT", kNoAuthActions}}).release();
     const std::string root = IC_SOURCE_DIR;
-    const auto key = nlohmann::json::parse(
-        run(root + "/.venv/bin/python " + root + "/tests/unit/dynamodb/moto_iam_user.py " +
-            moto_->endpoint()),
-        nullptr, false);
+    const auto key =
+        nlohmann::json::parse(run(root + "/.venv/bin/python " + root +
+                                  "/tests/unit/dynamodb/moto_iam_user.py " + moto_->endpoint()),
+                              nullptr, false);
     ASSERT_TRUE(key.is_object()) << "could not create an IAM user in moto";
     key_id_ = key.at("AccessKeyId").get<std::string>();
     secret_ = key.at("SecretAccessKey").get<std::string>();
@@ -78,8 +78,11 @@ TEST_F(SigningAgainstMoto, CorrectlySignedRequestsAreAccepted) {
   auto provisioned = provision_table(dynamodb, kTable, {});
   ASSERT_TRUE(provisioned) << provisioned.error().code << ": " << provisioned.error().message;
   DynamoDbIdempotencyStore store(dynamodb, {.name = kTable});
-  const auto claimed = store.claim({.key = "CHG-SIGNED", .payload_hash = "h", .token = "t",
-                                    .owner = "o", .now = idem::Instant{idem::Millis{1000}},
+  const auto claimed = store.claim({.key = "CHG-SIGNED",
+                                    .payload_hash = "h",
+                                    .token = "t",
+                                    .owner = "o",
+                                    .now = idem::Instant{idem::Millis{1000}},
                                     .lease = 10s});
   ASSERT_TRUE(claimed) << claimed.error().code << ": " << claimed.error().message;
   EXPECT_EQ(claimed->outcome, idem::ClaimOutcome::Acquired);

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <mutex>
+#include <functional>
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
@@ -48,8 +48,12 @@ INSTANTIATE_TEST_SUITE_P(DynamoDb, StoreContract,
 const idem::Instant t0{idem::Millis{1'764'460'800'000}};
 
 idem::ClaimRequest request(std::string token, idem::Instant now, std::string hash = "hash-a") {
-  return {.key = "CHG-1", .payload_hash = std::move(hash), .token = std::move(token),
-          .owner = "test", .now = now, .lease = 10s};
+  return {.key = "CHG-1",
+          .payload_hash = std::move(hash),
+          .token = std::move(token),
+          .owner = "test",
+          .now = now,
+          .lease = 10s};
 }
 
 std::string target_of(const aws::HttpRequest& request) {
@@ -99,8 +103,8 @@ TEST(DynamoDbProvisioning, IsSafeToRunTwice) {
 TEST(DynamoDbStore, ConditionalCheckFailureCarriesTheOldItem) {
   MotoStore moto;
   ASSERT_TRUE(moto.store.claim(request("A", t0)));
-  auto refused = moto.wiring.client.call(
-      "UpdateItem", encode_claim({.name = kTable}, request("B", t0 + 1s)));
+  auto refused =
+      moto.wiring.client.call("UpdateItem", encode_claim({.name = kTable}, request("B", t0 + 1s)));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "ConditionalCheckFailedException");
   EXPECT_EQ(refused.error().error_class, aws::ErrorClass::Permanent);
@@ -145,9 +149,9 @@ TEST(DynamoDbStore, LostClaimResponsesDoNotMakeTheClaimADuplicateOfItself) {
   // exhausts the client's attempts: the store must re-send the claim with the same token.
   RewritingTransport lose_answers([&](const aws::HttpRequest& request, auto reply) {
     if (target_of(request).ends_with(".UpdateItem") && lost.fetch_add(1) < 3) {
-      return std::expected<aws::HttpResponse, aws::TransportError>(std::unexpected(
-          aws::TransportError{.failure = aws::TransportFailure::TimeoutAfterSend,
-                              .detail = "answer dropped by the test"}));
+      return std::expected<aws::HttpResponse, aws::TransportError>(
+          std::unexpected(aws::TransportError{.failure = aws::TransportFailure::TimeoutAfterSend,
+                                              .detail = "answer dropped by the test"}));
     }
     return reply;
   });
@@ -163,9 +167,9 @@ TEST(DynamoDbStore, LostCompletionResponseIsStillWritten) {
   std::atomic<bool> drop_next_update{false};
   RewritingTransport lose_answer([&](const aws::HttpRequest& request, auto reply) {
     if (target_of(request).ends_with(".UpdateItem") && drop_next_update.exchange(false)) {
-      return std::expected<aws::HttpResponse, aws::TransportError>(std::unexpected(
-          aws::TransportError{.failure = aws::TransportFailure::TimeoutAfterSend,
-                              .detail = "answer dropped by the test"}));
+      return std::expected<aws::HttpResponse, aws::TransportError>(
+          std::unexpected(aws::TransportError{.failure = aws::TransportFailure::TimeoutAfterSend,
+                                              .detail = "answer dropped by the test"}));
     }
     return reply;
   });

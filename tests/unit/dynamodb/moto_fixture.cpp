@@ -1,6 +1,7 @@
 #include "moto_fixture.hpp"
 
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
@@ -8,8 +9,7 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <cstdlib>
-#include <fmt/format.h>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 #include <thread>
@@ -60,8 +60,8 @@ std::unique_ptr<MotoServer> MotoServer::start(
   const std::string root = IC_SOURCE_DIR;
   const std::string python = root + "/.venv/bin/python";
   const std::string script = root + "/tools/moto_server.py";
-  const std::string log = fmt::format("{}/moto-{}.log", std::filesystem::temp_directory_path().string(),
-                                      ::getpid());
+  const std::string log =
+      fmt::format("{}/moto-{}.log", std::filesystem::temp_directory_path().string(), ::getpid());
 
   std::vector<std::string> variables;
   for (char** entry = environ; *entry != nullptr; ++entry) variables.emplace_back(*entry);
@@ -81,8 +81,8 @@ std::unique_ptr<MotoServer> MotoServer::start(
   std::vector<char*> argv = {const_cast<char*>(python.c_str()), const_cast<char*>(script.c_str()),
                              level.data(), nullptr};
   pid_t pid = 0;
-  const int spawned = ::posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(),
-                                    envp.data());
+  const int spawned =
+      ::posix_spawn(&pid, python.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   ::close(out[1]);
   if (spawned != 0) {
@@ -99,7 +99,9 @@ std::unique_ptr<MotoServer> MotoServer::start(
       new MotoServer(pid, fmt::format("http://127.0.0.1:{}", *port)));
 }
 
-MotoServer::~MotoServer() { stop(pid_); }
+MotoServer::~MotoServer() {
+  stop(pid_);
+}
 
 bool MotoServer::reset() const {
   aws::CurlHttpTransport transport;

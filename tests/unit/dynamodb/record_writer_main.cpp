@@ -24,8 +24,11 @@ constexpr idem::Millis kLease = 60s;
 
 bool write_records(dynamodb::DynamoDbIdempotencyStore& store) {
   auto claim = [&](const char* key, const char* token) {
-    auto claimed = store.claim({.key = key, .payload_hash = fmt::format("hash-{}", key),
-                                .token = token, .owner = "writer/1", .now = kNow,
+    auto claimed = store.claim({.key = key,
+                                .payload_hash = fmt::format("hash-{}", key),
+                                .token = token,
+                                .owner = "writer/1",
+                                .now = kNow,
                                 .lease = kLease});
     return claimed && claimed->outcome == idem::ClaimOutcome::Acquired;
   };

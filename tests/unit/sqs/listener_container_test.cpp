@@ -9,6 +9,7 @@
 #include <set>
 
 #include "adapters/sqs/testing/fake_queue.hpp"
+#include "adapters/sqs/testing/fault_injecting_queue.hpp"
 #include "sqs/sqs_test_support.hpp"
 
 namespace ic::sqs::testing {
@@ -118,14 +119,15 @@ TEST(ListenerContainer, DeadLetterForwardsOriginalBodyWithAttributesThenDeletes)
 
 TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
   FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
-  queue.fail_dlq_sends(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
+  faulty.fail_dlq_sends(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
   const auto id = queue.send("poison");
   auto config = fast_config();
   config.dlq_failure_retry = 3s;
   std::atomic<int> calls{0};
   ListenerContainer container(
-      queue,
+      faulty,
       [&](const Message&, LeaseHeartbeat&) -> Disposition {
         ++calls;
         return DeadLetter{.reason = "INVALID_MESSAGE", .detail = "not JSON", .key = ""};
@@ -214,15 +216,16 @@ TEST(ListenerContainer, TenAcksLeaveAsOneBatch) {
 
 TEST(ListenerContainer, RetryableEntryFailureIsRetriedOnceAndSucceeds) {
   FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
-  queue.fail_delete_entries(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
+  faulty.fail_delete_entries(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
   const auto id = queue.send("m");
-  ListenerContainer container(queue, always(Ack{}), fast_config(), &observer);
+  ListenerContainer container(faulty, always(Ack{}), fast_config(), &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
   running.stop();
-  EXPECT_EQ(queue.delete_calls().size(), 2u);
+  EXPECT_EQ(queue.delete_calls().size(), 1u) << "the failed entry never reached the queue";
   const auto failures = observer.entry_failures();
   ASSERT_EQ(failures.size(), 1u);
   EXPECT_EQ(failures[0].message_id, id);
@@ -232,12 +235,13 @@ TEST(ListenerContainer, RetryableEntryFailureIsRetriedOnceAndSucceeds) {
 
 TEST(ListenerContainer, DeleteThatFailsTwiceIsReportedAndTheRedeliveryIsAcked) {
   FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
-  queue.fail_delete_entries(2, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
+  faulty.fail_delete_entries(2, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
   const auto id = queue.send("m");
   std::atomic<int> calls{0};
   ListenerContainer container(
-      queue,
+      faulty,
       [&](const Message&, LeaseHeartbeat&) -> Disposition {
         ++calls;
         return Ack{};
@@ -256,17 +260,18 @@ TEST(ListenerContainer, DeleteThatFailsTwiceIsReportedAndTheRedeliveryIsAcked) {
 
 TEST(ListenerContainer, PermanentEntryFailureIsReportedWithoutRetry) {
   FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
-  queue.fail_delete_entries(
+  faulty.fail_delete_entries(
       1, {.error_class = ErrorClass::Permanent, .code = "ReceiptHandleIsInvalid"});
   queue.send("m");
   auto config = fast_config();
-  ListenerContainer container(queue, always(Ack{}), config, &observer);
+  ListenerContainer container(faulty, always(Ack{}), config, &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return !observer.entry_failures().empty(); }));
   running.stop();
-  EXPECT_EQ(queue.delete_calls().size(), 1u);
+  EXPECT_TRUE(queue.delete_calls().empty()) << "a permanent failure is not retried";
   EXPECT_TRUE(observer.entry_failures()[0].final);
 }
 
@@ -374,10 +379,11 @@ TEST(ListenerContainer, HandlerThatForgetsToStopItsHeartbeatIsStoppedBeforeTheAc
 
 TEST(ListenerContainer, EveryReceiveErrorBacksOffExponentiallyWithJitter) {
   FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
-  queue.fail_receives(5, {.error_class = ErrorClass::Permanent, .code = "AccessDenied"});
+  faulty.fail_receives(5, {.error_class = ErrorClass::Permanent, .code = "AccessDenied"});
   const auto id = queue.send("m");
-  ListenerContainer container(queue, always(Ack{}), fast_config(), &observer);
+  ListenerContainer container(faulty, always(Ack{}), fast_config(), &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
@@ -395,10 +401,11 @@ TEST(ListenerContainer, EveryReceiveErrorBacksOffExponentiallyWithJitter) {
 
 TEST(ListenerContainer, ThrottlingAndTransientReceiveErrorsBackOffToo) {
   FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
-  queue.fail_receives(1, {.error_class = ErrorClass::Throttling, .code = "RequestThrottled"});
+  faulty.fail_receives(1, {.error_class = ErrorClass::Throttling, .code = "RequestThrottled"});
   const auto id = queue.send("m");
-  ListenerContainer container(queue, always(Ack{}), fast_config(), &observer);
+  ListenerContainer container(faulty, always(Ack{}), fast_config(), &observer);
   Running running(container);
   ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
   running.stop();

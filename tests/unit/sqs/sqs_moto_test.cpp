@@ -6,6 +6,7 @@
 
 #include "adapters/sqs/listener_container.hpp"
 #include "adapters/sqs/sqs_client.hpp"
+#include "adapters/sqs/testing/fault_injecting_queue.hpp"
 #include "dynamodb/moto_fixture.hpp"
 #include "sqs/sqs_test_support.hpp"
 
@@ -198,6 +199,42 @@ TEST_F(SqsAgainstMoto, ContainerDrainsARealQueue) {
   EXPECT_EQ(dead[0].body, "7");
   EXPECT_EQ(dead[0].message_attributes.at("chargeId").value, "K-7");
   EXPECT_EQ(dead[0].message_attributes.at("failureReason").value, "INVALID_MESSAGE");
+}
+
+TEST_F(SqsAgainstMoto, AFailedDlqForwardKeepsTheMessageUntilTheDlqAnswers) {
+  const auto source = create("keep", {{"VisibilityTimeout", "30"}});
+  const auto dlq = create("keep-dlq");
+  ASSERT_TRUE(sqs.send(source, {.body = "poison"}));
+  SqsQueue real(sqs, source, dlq);
+  FaultInjectingQueue queue(real);
+  queue.fail_dlq_sends(1, {.error_class = ErrorClass::Retryable, .code = "ServiceUnavailable"});
+  RecordingObserver observer;
+  std::atomic<int> handled{0};
+  ListenerContainer container(
+      queue,
+      [&](const Message&, idem::LeaseHeartbeat&) -> idem::Disposition {
+        ++handled;
+        return idem::DeadLetter{.reason = "INVALID_MESSAGE", .detail = "not JSON", .key = ""};
+      },
+      {.workers = 2,
+       .wait_time = 1s,
+       .flush_interval = 20ms,
+       .retry_jitter_ratio = 0.0,
+       .dlq_failure_retry = 1s,
+       .seed = 1},
+      &observer);
+  {
+    Running running(container);
+    ASSERT_TRUE(eventually([&] { return observer.dispositions().size() >= 2; }, 60s));
+  }
+  EXPECT_EQ(handled.load(), 2) << "redelivered after the failed forward, forwarded once";
+  EXPECT_EQ(observer.dlq_failures().size(), 1u);
+  auto dead = receive_all(dlq, 1);
+  ASSERT_EQ(dead.size(), 1u);
+  EXPECT_EQ(dead[0].body, "poison");
+  auto left = sqs.receive(source, 10, 1s);
+  ASSERT_TRUE(left);
+  EXPECT_TRUE(left->empty());
 }
 
 }  // namespace
