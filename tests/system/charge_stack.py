@@ -378,6 +378,10 @@ class Consumers:
         self.running.append(consumer)
         return consumer
 
+    def start_many(self, count: int, **overrides: str) -> list[Consumer]:
+        """`count` consumers with the same settings, named consumer-1 ... consumer-N."""
+        return [self.start(f"consumer-{i}", **overrides) for i in range(1, count + 1)]
+
     def stop(self, consumer: Consumer, timeout: float = 45.0) -> int:
         """SIGTERM; once it logged "stopping", wake its long poll if the queue is empty; wait."""
         return self.stop_many([consumer], timeout)[0]

@@ -101,7 +101,7 @@ def test_send_then_run_debits_every_charge_exactly_once(
     assert charge_stack.depth() == 45
     charge_ids = {f"{prefix}-{i:06d}" for i in range(count)}
 
-    consumers.start(WORKERS="4")
+    two = consumers.start_many(2, WORKERS="4")  # competing for the same duplicates
     records = wait_all_done(charge_stack, charge_ids)
     charge_stack.wait_drained()
 
@@ -115,6 +115,9 @@ def test_send_then_run_debits_every_charge_exactly_once(
         assert record["debitRef"] == debit_ids[charge_id]
         assert record["fence"] == 1
     assert charge_stack.depth(charge_stack.dlq_url) == 0
+    acquired = sum(c.metric("ic_claim_outcomes_total", outcome="ACQUIRED") for c in two)
+    acked_duplicates = sum(c.metric("ic_claim_outcomes_total", outcome="DUPLICATE_DONE") for c in two)
+    assert (acquired, acked_duplicates) == (30, 15)
 
     some = sorted(charge_ids)[0]
     status = charge_stack.cli("status", some)
@@ -197,3 +200,27 @@ def test_admin_endpoints_answer(charge_stack: ChargeStack, consumers: Consumers,
     assert consumer.metric("ic_claim_outcomes_total", outcome="ACQUIRED") == 1
     assert consumer.metric("ic_debits_total", result="debited") == 1
     assert http_status(consumer.admin_url + "/no-such-page") == 404
+
+
+def test_an_idle_consumer_becomes_ready_after_its_first_empty_receive(
+    charge_stack: ChargeStack, consumers: Consumers
+) -> None:
+    consumer = consumers.start()
+    # The first long poll on the empty queue ends after WaitTimeSeconds=20; an empty answer is a
+    # working receive, so the consumer must then be ready.
+    wait_until(
+        lambda: http_status(consumer.admin_url + "/health/ready") == 200,
+        timeout=26,
+        interval=0.5,
+        description="/health/ready 200 on an idle queue",
+    )
+
+
+def test_a_missing_setting_stops_start_up_with_one_line_naming_it(charge_stack: ChargeStack, fake_bank: FakeBank) -> None:
+    env = {**charge_stack.env(), **fake_bank.env(), "CHARGE_QUEUE_URL": "", "ADMIN_ADDR": "127.0.0.1:0"}
+    result = run_cli(["run"], env, timeout=30)
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1 and "CHARGE_QUEUE_URL" in result.stderr, result.stderr
+    bad_lease = run_cli(["run"], {**charge_stack.env(), **fake_bank.env(), "LEASE_SECONDS": "soon"}, timeout=30)
+    assert bad_lease.returncode == 2
+    assert bad_lease.stderr.count("\n") == 1 and "LEASE_SECONDS" in bad_lease.stderr, bad_lease.stderr

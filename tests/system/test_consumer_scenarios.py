@@ -223,6 +223,30 @@ def test_notification_failure_is_recorded_and_never_re_debits(
     assert charge_stack.depth(charge_stack.dlq_url) == 0
 
 
+# --- 5b. transient bank failures -----------------------------------------------------------
+
+
+def test_transient_debit_failures_release_the_claim_and_are_retried_to_one_debit(
+    charge_stack: ChargeStack, consumers: Consumers, fake_bank: FakeBank
+) -> None:
+    fake_bank.set_faults(transientErrorRate=0.4)  # commits nothing; fixed seed, one worker
+    events = [charge(f"CHG-TRANSIENT-{i}") for i in range(3)]
+    consumer = consumers.start(WORKERS="1")
+    charge_stack.send_bodies(charge_body(e) for e in events)
+
+    records = {e["chargeId"]: charge_stack.final_record(e["chargeId"], timeout=60) for e in events}
+    charge_stack.wait_drained()
+    ledger = fake_bank.ledger()
+    assert ledger["stats"]["transientErrors"] >= 1, "the fault must have fired for the test to mean anything"
+    assert sorted(d["chargeId"] for d in ledger["debits"]) == sorted(records)
+    assert all(d["replays"] == 0 for d in ledger["debits"])
+    for record in records.values():
+        assert record["state"] == "DONE" and record["status"] == "DEBITED"
+    # Each transient failure released the claim and the redelivery reclaimed it (fence + 1).
+    assert sum(r["fence"] - 1 for r in records.values()) == ledger["stats"]["transientErrors"]
+    assert consumer.metric("ic_debits_total", result="unavailable") == ledger["stats"]["transientErrors"]
+
+
 # --- 6. a bank slower than the lease ---------------------------------------------------------
 
 

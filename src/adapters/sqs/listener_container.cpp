@@ -122,7 +122,7 @@ void ListenerContainer::receive_loop() {
       continue;
     }
     failures = 0;
-    if (!received->empty()) observer_.on_received(received->size());
+    observer_.on_received(received->size());  // an empty poll also proves the queue answers
     std::vector<Message> late;
     {
       std::lock_guard lock(mutex_);
