@@ -17,14 +17,16 @@ bool valid_port(std::string_view port) {
 
 std::expected<void, std::string> check_url(std::string_view url) {
   if (std::ranges::any_of(url, [](char c) { return c <= ' ' || c == '\x7f'; })) {
-    return std::unexpected("must not contain spaces or control characters");
+    return std::unexpected("must not contain spaces, control or non-ASCII characters");
   }
   const auto parts = aws::parse_url(url);
   if (!parts) return std::unexpected("must be an absolute URL: http(s)://host[:port][/path]");
   if (parts->scheme != "http" && parts->scheme != "https") {
     return std::unexpected("scheme must be http or https");
   }
-  if (url.find('@') != std::string_view::npos) {
+  const auto after_scheme = url.substr(url.find("://") + 3);
+  if (after_scheme.substr(0, after_scheme.find_first_of("/?#")).find('@') !=
+      std::string_view::npos) {
     return std::unexpected("must not carry credentials (user@host)");
   }
   if (url.find_first_of("?#") != std::string_view::npos) {

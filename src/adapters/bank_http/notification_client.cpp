@@ -16,7 +16,8 @@ std::string notification_body(const charge::Charge& charge, std::string_view deb
       {"currency", charge.amount.currency().code()},
       {"chargeType", charge.type.value()},
   };
-  return body.dump();
+  // debit_ref is whatever the caller passes: replace invalid UTF-8 rather than throw.
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 }  // namespace
