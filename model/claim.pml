@@ -26,7 +26,8 @@
  *   BROKEN_CLAIM_ANY_STATE  claim without "state = IN_PROGRESS": a DONE key is reclaimed
  *   BROKEN_BANK_NO_DEDUPE   a bank that ignores the idempotency key (the crash window shows)
  * LIVENESS adds the moment "crashes stop" (calm) for the liveness check; safety runs leave it
- * out because calm only removes behaviour.
+ * out because calm only removes behaviour. NOSYM turns the symmetry reduction off (readable
+ * trails); -DNW=2 / -DNM=2 shrink the model (two workers; one message per payload).
  */
 
 #ifndef NW
@@ -35,7 +36,7 @@
 #ifndef NM
 #define NM 3 /* messages: 2 or 3; message NM has the different payload */
 #endif
-#define LEASE 2    /* value of `left` right after a claim or an extend: leaseUntil = now + 1 tick */
+#define LEASE 2 /* value of `left` right after a claim or an extend: leaseUntil = now + 1 tick */
 
 /* record state */
 #define NONE   0 /* attribute_not_exists(pk) */
@@ -183,12 +184,12 @@ inline fresh_token(w) {
   cand = 0
 }
 
-/* Symmetry reduction (safety runs only; -DNOSYM turns it off so that trails keep their worker
-   numbers). Workers are identical and keep all their state in the arrays above, and every
-   step is atomic from the loop head, so sorting the workers' rows is a permutation of
-   process identities; tokens are only compared, so relabelling them by first appearance
-   loses nothing. Every property is invariant under both. Liveness runs never use it, because
-   weak fairness is tracked per process. */
+/* Symmetry reduction (-DNOSYM turns it off so that trails keep their worker numbers).
+   Tokens are only ever compared, so relabelling them by first appearance loses nothing.
+   Workers are identical, keep all their state in the arrays above and are always at the loop
+   head between atomic steps, so sorting their rows only permutes process identities; every
+   property is invariant under both. Liveness runs relabel tokens but never sort workers,
+   because weak fairness is tracked per process. */
 #define WKEY(w) (pc[w] * 64 + wm[w] * 16 + lv[w] * 4 + ext[w] * 2 + (wt[w] == tok))
 inline swap_rows(a, b) {
   cand = pc[a]; pc[a] = pc[b]; pc[b] = cand;
@@ -211,10 +212,14 @@ inline relabel(x) {
   fi
 }
 inline normalize() {
-#ifndef NOSYM
+#ifdef NOSYM
+  skip
+#else
+#ifndef LIVENESS
   order(0, 1);
 #if NW == 3
   order(1, 2); order(0, 1);
+#endif
 #endif
   relabel(tok); relabel(wt[0]); relabel(wt[1]);
 #if NW == 3
@@ -429,6 +434,7 @@ ltl final_is_final { [] (fin == 0 || st == fin) }
 ltl money_once { [] (moved <= 1) }
 ltl payload_match { [] !bad_debit }
 ltl ack_after_final { [] ACKS_OK }
-/* witness, expected to FAIL: a debit is retried (DESIGN section 2's crash window is real) */
+/* witness, expected to FAIL: the correct protocol calls the debit twice for one key (after a
+   transient failure or in the crash window of DESIGN section 2): the bank's dedupe is needed */
 ltl single_attempt { [] (attempts <= 1) }
 ltl settles { (<> calm) -> (<> (FINAL && ALL_GONE)) }
