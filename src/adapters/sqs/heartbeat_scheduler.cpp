@@ -42,9 +42,10 @@ void HeartbeatScheduler::run() {
       changed_.wait(lock);
       continue;
     }
-    if (SteadyClock::now() < next->second.due) {
-      changed_.wait_until(lock, next->second.due);
-      continue;  // entries may have changed while waiting
+    if (const auto due = next->second.due; SteadyClock::now() < due) {
+      // `due` is a copy: the entry may be erased while we wait.
+      changed_.wait_until(lock, due);
+      continue;
     }
     const Id id = next->first;
     running_ = id;

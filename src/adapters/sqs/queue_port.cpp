@@ -1,7 +1,5 @@
 #include "adapters/sqs/queue_port.hpp"
 
-#include "adapters/sqs/listener_observer.hpp"
-
 namespace ic::sqs {
 
 std::string_view to_string(ErrorClass error_class) {
@@ -12,28 +10,6 @@ std::string_view to_string(ErrorClass error_class) {
       return "throttling";
     case ErrorClass::Permanent:
       return "permanent";
-  }
-  return "unknown";
-}
-
-std::string_view to_string(DispositionKind kind) {
-  switch (kind) {
-    case DispositionKind::Ack:
-      return "ack";
-    case DispositionKind::RetryLater:
-      return "retry_later";
-    case DispositionKind::DeadLetter:
-      return "dead_letter";
-  }
-  return "unknown";
-}
-
-std::string_view to_string(BatchAction action) {
-  switch (action) {
-    case BatchAction::Delete:
-      return "delete";
-    case BatchAction::ChangeVisibility:
-      return "change_visibility";
   }
   return "unknown";
 }

@@ -1,6 +1,8 @@
 #include "adapters/sqs/sqs_codec.hpp"
 
 #include <charconv>
+#include <cstdint>
+#include <optional>
 
 #include "aws/retry_policy.hpp"
 

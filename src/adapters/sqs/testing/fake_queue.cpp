@@ -14,12 +14,6 @@ QueueError invalid_handle(std::string_view handle) {
 
 }  // namespace
 
-std::optional<QueueError> FakeQueue::Fault::take() {
-  if (remaining <= 0) return std::nullopt;
-  --remaining;
-  return error;
-}
-
 FakeQueue::SteadyClock::duration FakeQueue::scaled(std::chrono::seconds seconds) const {
   return options_.second * seconds.count();
 }
@@ -50,7 +44,6 @@ std::expected<std::vector<Message>, QueueError> FakeQueue::receive(int max_messa
                                                                    std::chrono::seconds wait) {
   std::unique_lock lock(mutex_);
   receive_requests_.push_back(max_messages);
-  if (auto fault = receive_fault_.take()) return std::unexpected(*fault);
   const auto deadline = SteadyClock::now() + scaled(wait);
   std::vector<Message> out;
   while (true) {
@@ -76,12 +69,9 @@ std::expected<BatchResult, QueueError> FakeQueue::delete_batch(
     std::span<const DeleteEntry> entries) {
   std::lock_guard lock(mutex_);
   delete_calls_.emplace_back(entries.begin(), entries.end());
-  if (auto fault = delete_call_fault_.take()) return std::unexpected(*fault);
   BatchResult result;
   for (const auto& entry : entries) {
-    if (auto fault = delete_entry_fault_.take()) {
-      result.emplace_back(std::unexpected(*fault));
-    } else if (auto* stored = by_handle(entry.receipt_handle)) {
+    if (auto* stored = by_handle(entry.receipt_handle)) {
       stored->deleted = true;  // like SQS: deleting twice, or with an older handle, succeeds
       result.emplace_back();
     } else {
@@ -99,9 +89,7 @@ std::expected<BatchResult, QueueError> FakeQueue::change_visibility_batch(
   const auto now = SteadyClock::now();
   for (const auto& entry : entries) {
     auto* stored = by_handle(entry.receipt_handle);
-    if (auto fault = visibility_entry_fault_.take()) {
-      result.emplace_back(std::unexpected(*fault));
-    } else if (stored == nullptr || stored->deleted) {
+    if (stored == nullptr || stored->deleted) {
       result.emplace_back(std::unexpected(invalid_handle(entry.receipt_handle)));
     } else {
       stored->visible_at = now + scaled(entry.timeout);
@@ -115,7 +103,6 @@ std::expected<BatchResult, QueueError> FakeQueue::change_visibility_batch(
 std::expected<void, QueueError> FakeQueue::send_to_dlq(std::string_view body,
                                                        const MessageAttributes& attributes) {
   std::lock_guard lock(mutex_);
-  if (auto fault = dlq_fault_.take()) return std::unexpected(*fault);
   dead_lettered_.push_back({std::string(body), attributes});
   return {};
 }
@@ -134,31 +121,6 @@ std::string FakeQueue::send(std::string body, MessageAttributes attributes) {
   }
   sent_.notify_all();
   return id;
-}
-
-void FakeQueue::fail_receives(int calls, QueueError error) {
-  std::lock_guard lock(mutex_);
-  receive_fault_ = {calls, std::move(error)};
-}
-
-void FakeQueue::fail_delete_calls(int calls, QueueError error) {
-  std::lock_guard lock(mutex_);
-  delete_call_fault_ = {calls, std::move(error)};
-}
-
-void FakeQueue::fail_delete_entries(int entries, QueueError error) {
-  std::lock_guard lock(mutex_);
-  delete_entry_fault_ = {entries, std::move(error)};
-}
-
-void FakeQueue::fail_visibility_entries(int entries, QueueError error) {
-  std::lock_guard lock(mutex_);
-  visibility_entry_fault_ = {entries, std::move(error)};
-}
-
-void FakeQueue::fail_dlq_sends(int calls, QueueError error) {
-  std::lock_guard lock(mutex_);
-  dlq_fault_ = {calls, std::move(error)};
 }
 
 void FakeQueue::duplicate_next_delivery() {

@@ -1,7 +1,8 @@
 // An in-memory QueuePort with SQS's delivery semantics (visibility timeout, receive count,
-// a fresh receipt handle per delivery, per-entry batch answers) and fault injection, for
-// tests of anything that drives the port. Time is scaled: one queue "second" lasts
-// Options::second of real time, so a 20 s long poll or a 30 s visibility stays fast.
+// a fresh receipt handle per delivery, per-entry batch answers) that records every call, for
+// tests of anything that drives the port; FaultInjectingQueue in front of it adds failures.
+// Time is scaled: one queue "second" lasts Options::second of real time, so a 20 s long poll
+// or a 30 s visibility stays fast.
 #pragma once
 
 #include <chrono>
@@ -10,7 +11,6 @@
 #include <deque>
 #include <map>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -47,12 +47,6 @@ class FakeQueue final : public QueuePort {
   // Producer side: enqueues a visible message and returns its message id.
   std::string send(std::string body, MessageAttributes attributes = {});
 
-  // Fault injection. Each counter is consumed one call (or one entry) at a time.
-  void fail_receives(int calls, QueueError error);
-  void fail_delete_calls(int calls, QueueError error);
-  void fail_delete_entries(int entries, QueueError error);
-  void fail_visibility_entries(int entries, QueueError error);
-  void fail_dlq_sends(int calls, QueueError error);
   // The next receive that returns a message also returns its first message a second time,
   // with another receipt handle, as a standard queue occasionally does.
   void duplicate_next_delivery();
@@ -76,13 +70,6 @@ class FakeQueue final : public QueuePort {
     SteadyClock::time_point visible_at;
     bool deleted = false;
   };
-  struct Fault {
-    int remaining = 0;
-    QueueError error;
-    // Consumes one occurrence; returns the error while the fault lasts. Requires mutex_.
-    [[nodiscard]] std::optional<QueueError> take();
-  };
-
   [[nodiscard]] SteadyClock::duration scaled(std::chrono::seconds seconds) const;
   // Requires mutex_.
   [[nodiscard]] Message deliver(const std::string& id, Stored& stored, SteadyClock::time_point now);
@@ -96,8 +83,6 @@ class FakeQueue final : public QueuePort {
   std::map<std::string, std::string, std::less<>> handles_;  // receipt handle -> message id
   std::size_t next_id_ = 0;
   std::size_t next_handle_ = 0;
-  Fault receive_fault_, delete_call_fault_, delete_entry_fault_, visibility_entry_fault_,
-      dlq_fault_;
   bool duplicate_next_ = false;
   std::vector<DeadLettered> dead_lettered_;
   std::vector<int> receive_requests_;
