@@ -11,27 +11,35 @@ using nlohmann::json;
 
 constexpr std::string_view kHolderCondition = "#state = :inprogress AND claimToken = :token";
 
-json s(std::string_view value) { return json{{"S", value}}; }
-json n(std::int64_t value) { return json{{"N", std::to_string(value)}}; }
-json epoch_ms(idem::Instant t) { return n(t.time_since_epoch().count()); }
+json s(std::string_view value) {
+  return json{{"S", value}};
+}
+json n(std::int64_t value) {
+  return json{{"N", std::to_string(value)}};
+}
+json epoch_ms(idem::Instant t) {
+  return n(t.time_since_epoch().count());
+}
 
 std::int64_t expires_at(const TableSpec& table, idem::Instant now) {
   return std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch() + table.retention)
       .count();
 }
 
-json key_of(std::string_view key) { return json{{"pk", s(key)}}; }
+json key_of(std::string_view key) {
+  return json{{"pk", s(key)}};
+}
 
 // The attributes every conditional write names: state and owner are reserved words.
 json holder_update(const TableSpec& table, std::string_view key, std::string_view token) {
-  return json{{"TableName", table.name},
-              {"Key", key_of(key)},
-              {"ConditionExpression", kHolderCondition},
-              {"ExpressionAttributeNames", {{"#state", "state"}}},
-              {"ExpressionAttributeValues",
-               {{":inprogress", s(idem::to_string(idem::ClaimState::InProgress))},
-                {":token", s(token)}}},
-              {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
+  return json{
+      {"TableName", table.name},
+      {"Key", key_of(key)},
+      {"ConditionExpression", kHolderCondition},
+      {"ExpressionAttributeNames", {{"#state", "state"}}},
+      {"ExpressionAttributeValues",
+       {{":inprogress", s(idem::to_string(idem::ClaimState::InProgress))}, {":token", s(token)}}},
+      {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
 }
 
 std::expected<std::string, std::string> string_attr(const json& item, const char* name,
@@ -65,7 +73,9 @@ std::expected<std::optional<std::int64_t>, std::string> number_attr(const json& 
   return parsed;
 }
 
-idem::Instant instant_of(std::int64_t ms) { return idem::Instant{idem::Millis{ms}}; }
+idem::Instant instant_of(std::int64_t ms) {
+  return idem::Instant{idem::Millis{ms}};
+}
 
 }  // namespace
 
@@ -161,7 +171,7 @@ std::expected<idem::ClaimRecord, std::string> decode_record(const json& item) {
   const struct {
     const char* name;
     std::optional<std::int64_t>* out;
-  } numbers[] = {{"leaseUntil", &lease}, {"fence", &fence},         {"createdAt", &created},
+  } numbers[] = {{"leaseUntil", &lease},  {"fence", &fence},           {"createdAt", &created},
                  {"updatedAt", &updated}, {"completedAt", &completed}, {"expiresAt", &expires}};
   for (const auto& field : numbers) {
     auto value = number_attr(item, field.name);

@@ -27,7 +27,8 @@ struct TableSpec {
 // Claim: upsert conditioned on attribute_not_exists(pk) OR (state = IN_PROGRESS AND
 // payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); ADD fence 1; returns
 // ALL_NEW, and ALL_OLD when the condition fails.
-[[nodiscard]] nlohmann::json encode_claim(const TableSpec& table, const idem::ClaimRequest& request);
+[[nodiscard]] nlohmann::json encode_claim(const TableSpec& table,
+                                          const idem::ClaimRequest& request);
 
 // Final write (complete or fail), conditioned on state = IN_PROGRESS AND claimToken = :token.
 struct FinalWrite {

@@ -10,10 +10,11 @@ using idem::WriteOutcome;
 
 constexpr std::string_view kConditionFailed = "ConditionalCheckFailedException";
 
-// A claim is re-sent this many times when its outcome is unknown (ambiguous failure, or the
-// refusing record changed before we could read it). The same token makes a re-sent claim
-// that already took effect succeed instead of reporting itself as a duplicate.
-constexpr int kClaimRounds = 3;
+// A claim whose outcome is unknown (ambiguous failure, or the refusing record changed before
+// we could read it) is sent once more. The same token makes a re-sent claim that already took
+// effect succeed instead of reporting itself as a duplicate. One more round, not more: each
+// round may already be three attempts, and a claim must be decided well within a lease.
+constexpr int kClaimRounds = 2;
 
 StoreError malformed(std::string_view what, const std::string& detail) {
   return StoreError{.kind = idem::ErrorKind::Permanent,
@@ -35,11 +36,11 @@ StoreError to_store_error(const aws::AwsError& error) {
     }
     return idem::ErrorKind::Permanent;
   };
-  return StoreError{.kind = kind_of(error.error_class),
-                    .code = error.code,
-                    .message = fmt::format("{}{}", error.message,
-                                           error.ambiguous ? " (the write may have been applied)"
-                                                           : "")};
+  return StoreError{
+      .kind = kind_of(error.error_class),
+      .code = error.code,
+      .message = fmt::format("{}{}", error.message,
+                             error.ambiguous ? " (the write may have been applied)" : "")};
 }
 
 DynamoDbIdempotencyStore::DynamoDbIdempotencyStore(aws::JsonClient& client, TableSpec table)
@@ -70,11 +71,11 @@ std::expected<idem::ClaimResult, StoreError> DynamoDbIdempotencyStore::claim(
     return idem::ClaimResult{.outcome = idem::classify_refusal(**existing, request.payload_hash),
                              .record = **existing};
   }
-  return std::unexpected(last_error.value_or(
-      StoreError{.kind = idem::ErrorKind::Retryable,
-                 .code = "ClaimUndecided",
-                 .message = fmt::format("claim of {} not decided after {} rounds", request.key,
-                                        kClaimRounds)}));
+  return std::unexpected(last_error.value_or(StoreError{
+      .kind = idem::ErrorKind::Retryable,
+      .code = "ClaimUndecided",
+      .message =
+          fmt::format("claim of {} not decided after {} rounds", request.key, kClaimRounds)}));
 }
 
 std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::complete(
@@ -87,9 +88,10 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::complete(
                  .now = now});
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::fail(
-    std::string_view key, std::string_view token, const idem::Failure& failure,
-    idem::Instant now) {
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::fail(std::string_view key,
+                                                                       std::string_view token,
+                                                                       const idem::Failure& failure,
+                                                                       idem::Instant now) {
   return finish(key, token,
                 {.state = idem::ClaimState::Failed,
                  .status = failure.status,
@@ -114,8 +116,8 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::extend(
   return set_lease(key, token, new_lease_until);
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::release(
-    std::string_view key, std::string_view token) {
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::release(std::string_view key,
+                                                                          std::string_view token) {
   return set_lease(key, token, idem::Instant{});
 }
 

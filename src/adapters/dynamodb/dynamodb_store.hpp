@@ -41,8 +41,9 @@ class DynamoDbIdempotencyStore final : public idem::IdempotencyStore {
   // The record that refused a conditional write: the ALL_OLD item of the error when the store
   // sent it, else one strongly consistent read.
   [[nodiscard]] Existing refusing_record(const aws::AwsError& error, std::string_view key);
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> finish(
-      std::string_view key, std::string_view token, const FinalWrite& write);
+  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> finish(std::string_view key,
+                                                                           std::string_view token,
+                                                                           const FinalWrite& write);
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> set_lease(
       std::string_view key, std::string_view token, idem::Instant lease_until);
 

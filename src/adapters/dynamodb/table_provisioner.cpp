@@ -12,11 +12,11 @@ using nlohmann::json;
 constexpr std::string_view kTtlAttribute = "expiresAt";
 
 std::expected<bool, aws::AwsError> create_table(aws::JsonClient& client, std::string_view table) {
-  auto reply = client.call("CreateTable",
-                           {{"TableName", table},
-                            {"AttributeDefinitions", {{{"AttributeName", "pk"}, {"AttributeType", "S"}}}},
-                            {"KeySchema", {{{"AttributeName", "pk"}, {"KeyType", "HASH"}}}},
-                            {"BillingMode", "PAY_PER_REQUEST"}});
+  auto reply = client.call(
+      "CreateTable", {{"TableName", table},
+                      {"AttributeDefinitions", {{{"AttributeName", "pk"}, {"AttributeType", "S"}}}},
+                      {"KeySchema", {{{"AttributeName", "pk"}, {"KeyType", "HASH"}}}},
+                      {"BillingMode", "PAY_PER_REQUEST"}});
   if (reply) return true;
   if (reply.error().code == "ResourceInUseException") return false;
   return std::unexpected(reply.error());
@@ -40,11 +40,11 @@ std::expected<void, aws::AwsError> wait_until_active(aws::JsonClient& client,
       std::this_thread::sleep_for(options.poll_interval);
     }
   }
-  return std::unexpected(aws::AwsError{
-      .error_class = aws::ErrorClass::Retryable,
-      .code = "TableNotActive",
-      .message = fmt::format("table {} still {} after {} ms", table, status,
-                             options.active_timeout.count())});
+  return std::unexpected(
+      aws::AwsError{.error_class = aws::ErrorClass::Retryable,
+                    .code = "TableNotActive",
+                    .message = fmt::format("table {} still {} after {} ms", table, status,
+                                           options.active_timeout.count())});
 }
 
 std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::string_view table) {
@@ -60,8 +60,8 @@ std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::stri
     return std::unexpected(aws::AwsError{
         .error_class = aws::ErrorClass::Permanent,
         .code = "TtlOnOtherAttribute",
-        .message = fmt::format("table {} has TTL on {}, expected {}", table, attribute,
-                               kTtlAttribute)});
+        .message =
+            fmt::format("table {} has TTL on {}, expected {}", table, attribute, kTtlAttribute)});
   }
   auto updated = client.call(
       "UpdateTimeToLive",

@@ -24,7 +24,7 @@ struct ProvisionOptions {
 };
 
 struct ProvisionReport {
-  bool created = false;     // false when the table existed already
+  bool created = false;      // false when the table existed already
   bool ttl_enabled = false;  // false only where the endpoint does not support TTL
 };
 

@@ -3,6 +3,7 @@
 // and rejects the same requests signed with a wrong secret, which we classify as permanent.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cstdio>
 
 #include "adapters/dynamodb/dynamodb_store.hpp"

@@ -96,11 +96,13 @@ std::unique_ptr<MotoServer> MotoServer::start(
     throw std::runtime_error(fmt::format("moto did not announce a port; see {}", log));
   }
   return std::unique_ptr<MotoServer>(
-      new MotoServer(pid, fmt::format("http://127.0.0.1:{}", *port)));
+      new MotoServer(pid, fmt::format("http://127.0.0.1:{}", *port), log));
 }
 
 MotoServer::~MotoServer() {
   stop(pid_);
+  std::error_code ignored;
+  std::filesystem::remove(log_, ignored);
 }
 
 bool MotoServer::reset() const {

@@ -34,9 +34,11 @@ class MotoServer {
   [[nodiscard]] bool reset() const;  // POST /moto-api/reset: every table and user is gone
 
  private:
-  MotoServer(pid_t pid, std::string endpoint) : pid_(pid), endpoint_(std::move(endpoint)) {}
+  MotoServer(pid_t pid, std::string endpoint, std::string log)
+      : pid_(pid), endpoint_(std::move(endpoint)), log_(std::move(log)) {}
   pid_t pid_;
   std::string endpoint_;
+  std::string log_;  // moto's stderr; removed with the server, named in start-up errors
 };
 
 // The moto server of this test binary, started on first use and stopped at exit.

@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""End-to-end throughput of one consumer on the local stack (a measurement, not a test).
+
+Starts moto and the fake bank, provisions, starts one `charge-recovery run`, publishes
+--charges charges plus --duplicate-rate re-sends with `charge-recovery send` and waits until
+the queue is empty. The consumer runs while `send` publishes, as in production: moto's SQS
+slows down with queue depth (each call scans the queue), so a pre-filled queue of 13,000
+messages would measure moto, not us. Reports messages/s from the first send to the drain and
+the CPU seconds of `send` and of the consumer (utime + stime), plus the ledger's verdict.
+
+    .venv/bin/python bench/consumer_throughput.py --charges 10000 --duplicate-rate 0.3
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "tests" / "system"))
+import stack  # noqa: E402
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
+
+
+def depth(sqs, url: str) -> int:
+    a = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
+    return int(a["ApproximateNumberOfMessages"]) + int(a["ApproximateNumberOfMessagesNotVisible"])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--charges", type=int, default=10_000)
+    parser.add_argument("--duplicate-rate", type=float, default=0.3)
+    parser.add_argument("--workers", type=int, default=32)
+    parser.add_argument("--build-dir", default=str(REPO / "build" / "release"))
+    args = parser.parse_args()
+    binary = Path(args.build_dir) / "src" / "app" / "charge-recovery"
+    manager = stack.ProcessManager(REPO / ".demo" / "bench-logs")
+    try:
+        moto = stack.start_moto(manager)
+        bank = stack.start_fake_bank(manager)
+        env = {**os.environ, **moto.env(), "LOG_LEVEL": "warn"}
+        out = subprocess.run([str(binary), "provision", "--table", "bench"], env=env,
+                             check=True, capture_output=True, text=True).stdout
+        env.update(line.split("=", 1) for line in out.split())
+        env.update(CORE_BANKING_URL=bank.url, NOTIFICATION_URL=bank.url,
+                   WORKERS=str(args.workers), ADMIN_ADDR="127.0.0.1:0", LOG_LEVEL="info")
+        consumer = manager.start("consumer", [str(binary), "run"], env=env,
+                                 ready=stack.line_matching('"msg":"consumer started"', "stderr"))
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.monotonic()
+        sent = json.loads(subprocess.run(
+            [str(binary), "send", "--count", str(args.charges), "--duplicate-rate",
+             str(args.duplicate_rate)], env=env, check=True, capture_output=True,
+            text=True).stdout)
+        send_wall = time.monotonic() - t0
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        send_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+        sqs = moto.sqs()
+        stack.wait_until(lambda: depth(sqs, env["CHARGE_QUEUE_URL"]) == 0, timeout=3600,
+                         interval=0.5, description="queue drained")
+        drain_wall = time.monotonic() - t0
+        consumer_cpu = cpu_seconds(consumer.pid)
+        ledger = bank.ledger()
+        per_charge = Counter(d["chargeId"] for d in ledger["debits"])
+        report = {
+            "messages": sent["messages"], "uniqueCharges": sent["unique"],
+            "workers": args.workers,
+            "sendSeconds": round(send_wall, 2), "sendCpuSeconds": round(send_cpu, 2),
+            "drainSeconds": round(drain_wall, 2),
+            "messagesPerSecond": round(sent["messages"] / drain_wall, 1),
+            "consumerCpuSeconds": round(consumer_cpu, 2),
+            "consumerCpuMsPerMessage": round(1000 * consumer_cpu / sent["messages"], 3),
+            "chargesDebited": len(per_charge),
+            "doubleDebits": sum(1 for n in per_charge.values() if n > 1),
+        }
+        print(json.dumps(report, indent=2))
+        return 0 if report["doubleDebits"] == 0 and len(per_charge) == args.charges else 1
+    finally:
+        manager.stop_all(grace=30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
