@@ -21,8 +21,8 @@ struct ProvisionOptions {
 
 struct SendOptions {
   std::string queue_url;
-  std::string file;         // JSONL bodies, sent as they are; empty: generate
-  int count = 0;            // generated unique charges
+  std::string file;           // JSONL bodies, sent as they are; empty: generate
+  int count = 0;              // generated unique charges
   double duplicate_rate = 0;  // extra resends of generated charges, as a fraction of count
   std::uint32_t seed = 1;
   std::string id_prefix = "CHG";

@@ -9,8 +9,8 @@
 namespace ic::app {
 namespace {
 
-const std::initializer_list<std::string_view> kAwsSettings = {"AWS_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS",
-                               "AWS_ENDPOINT_URL_DYNAMODB"};
+const std::initializer_list<std::string_view> kAwsSettings = {
+    "AWS_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB"};
 
 // Settings and AWS clients are built only after parsing, so `--help` works with no
 // environment at all and a bad setting is reported as one line.
@@ -48,8 +48,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   settings.add_flags(*run, kAwsSettings);
   settings.add_flags(*run, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE",
                             "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
-                            "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL",
-                            "SHUTDOWN_GRACE_SECONDS"});
+                            "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
   run->callback([&] {
     auto run_settings = load_run_settings(settings);
     if (!run_settings) {
@@ -61,9 +60,10 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   });
 
   ProvisionOptions provision_options;
-  auto* provision_cmd = app.add_subcommand(
-      "provision", "Create the idempotency table (TTL on expiresAt) and both queues with the "
-                   "redrive policy; safe to run twice");
+  auto* provision_cmd =
+      app.add_subcommand("provision",
+                         "Create the idempotency table (TTL on expiresAt) and both queues with the "
+                         "redrive policy; safe to run twice");
   provision_cmd->footer(
       "Prints IDEMPOTENCY_TABLE=, CHARGE_QUEUE_URL= and CHARGE_DLQ_URL= lines.\nExample:\n"
       "  eval \"$(AWS_ENDPOINT_URL=http://127.0.0.1:5000 charge-recovery provision "
@@ -83,20 +83,21 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
     auto table = table_name(settings);
     auto lease = settings.integer("LEASE_SECONDS", 1, 43'200);
     if (!table || !lease) {
-      std::cerr << "configuration error: " << (!table ? table.error() : lease.error()).line
-                << "\n";
+      std::cerr << "configuration error: " << (!table ? table.error() : lease.error()).line << "\n";
       exit_code = 2;
       return;
     }
     provision_options.table = *table;
     provision_options.visibility_timeout_seconds = *lease;
-    exit_code = with_aws(settings, [&](AwsStack& aws) { return provision(aws, provision_options); });
+    exit_code =
+        with_aws(settings, [&](AwsStack& aws) { return provision(aws, provision_options); });
   });
 
   SendOptions send_options;
   auto* send_cmd = app.add_subcommand(
-      "send", "Publish ChargeDueEvents: each line of a JSONL file, or generated charges with a "
-              "share re-sent under the same chargeId");
+      "send",
+      "Publish ChargeDueEvents: each line of a JSONL file, or generated charges with a "
+      "share re-sent under the same chargeId");
   send_cmd->footer(
       "Examples:\n  charge-recovery send --queue-url $CHARGE_QUEUE_URL --file events.jsonl\n"
       "  charge-recovery send --queue-url $CHARGE_QUEUE_URL --count 10000 "
@@ -135,8 +136,9 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   StatusOptions status_options;
   auto* status_cmd =
       app.add_subcommand("status", "Print the idempotency record of one chargeId as JSON");
-  status_cmd->footer("Exit 0 found, 3 no record.\nExample:\n  charge-recovery status "
-                     "CHG-20261130-000123 --table charge-idempotency");
+  status_cmd->footer(
+      "Exit 0 found, 3 no record.\nExample:\n  charge-recovery status "
+      "CHG-20261130-000123 --table charge-idempotency");
   settings.add_flags(*status_cmd, kAwsSettings);
   settings.add_flags(*status_cmd, {"IDEMPOTENCY_TABLE"});
   status_cmd->add_option("chargeId", status_options.charge_id, "the charge's business key")
@@ -156,9 +158,10 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   int redrive_max = 0;
   auto* redrive_cmd = app.add_subcommand(
       "redrive", "Move dead-lettered messages back to the source queue, bodies unchanged");
-  redrive_cmd->footer("A DONE charge redriven is acknowledged without a debit; a FAILED one "
-                      "returns to the DLQ as PREVIOUSLY_FAILED.\nExample:\n  charge-recovery "
-                      "redrive --queue-url $CHARGE_QUEUE_URL --dlq-url $CHARGE_DLQ_URL --max 100");
+  redrive_cmd->footer(
+      "A DONE charge redriven is acknowledged without a debit; a FAILED one "
+      "returns to the DLQ as PREVIOUSLY_FAILED.\nExample:\n  charge-recovery "
+      "redrive --queue-url $CHARGE_QUEUE_URL --dlq-url $CHARGE_DLQ_URL --max 100");
   settings.add_flags(*redrive_cmd, kAwsSettings);
   settings.add_flags(*redrive_cmd, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL"});
   auto* max_opt = redrive_cmd->add_option("--max", redrive_max, "move at most this many")
@@ -167,8 +170,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
     auto queue = settings.http_url("CHARGE_QUEUE_URL");
     auto dlq = settings.http_url("CHARGE_DLQ_URL");
     if (!queue || !dlq) {
-      std::cerr << "configuration error: " << (!queue ? queue.error() : dlq.error()).line
-                << "\n";
+      std::cerr << "configuration error: " << (!queue ? queue.error() : dlq.error()).line << "\n";
       exit_code = 2;
       return;
     }

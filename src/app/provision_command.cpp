@@ -52,11 +52,11 @@ int provision(AwsStack& aws, const ProvisionOptions& options) {
   }
   const nlohmann::json redrive = {{"deadLetterTargetArn", dlq_attributes->at("QueueArn")},
                                   {"maxReceiveCount", std::to_string(options.max_receive_count)}};
-  auto queue = ensure_queue(
-      client, options.queue_name,
-      {{"VisibilityTimeout", std::to_string(options.visibility_timeout_seconds)},
-       {"MessageRetentionPeriod", std::string(kFourteenDays)},
-       {"RedrivePolicy", redrive.dump()}});
+  auto queue =
+      ensure_queue(client, options.queue_name,
+                   {{"VisibilityTimeout", std::to_string(options.visibility_timeout_seconds)},
+                    {"MessageRetentionPeriod", std::string(kFourteenDays)},
+                    {"RedrivePolicy", redrive.dump()}});
   if (!queue) return fail("queue " + options.queue_name, queue.error().code, queue.error().message);
 
   // Shell-friendly: `eval "$(charge-recovery provision ...)"` sets what `run` needs.

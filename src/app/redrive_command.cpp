@@ -33,9 +33,10 @@ int redrive(AwsStack& aws, const RedriveOptions& options) {
       const sqs::DeleteEntry entry{message.message_id, message.receipt_handle};
       auto deleted = client.delete_batch(options.dlq_url, std::span(&entry, 1));
       if (!deleted || !deleted->front()) {
-        std::cerr << fmt::format("redrive: {} was copied but not deleted from the DLQ; it will "
-                                 "be redriven again (harmless)\n",
-                                 message.message_id);
+        std::cerr << fmt::format(
+            "redrive: {} was copied but not deleted from the DLQ; it will "
+            "be redriven again (harmless)\n",
+            message.message_id);
       }
       ++moved;
     }

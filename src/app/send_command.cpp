@@ -26,14 +26,14 @@ std::vector<std::string> generate(const SendOptions& options, std::mt19937& rng)
   std::uniform_int_distribution<std::int64_t> amount(100, 500'000);
   std::vector<std::string> bodies;
   for (int i = 0; i < options.count; ++i) {
-    bodies.push_back(nlohmann::json{{"schemaVersion", 1},
-                                    {"chargeId", fmt::format("{}-{:06d}", options.id_prefix, i)},
-                                    {"accountId", fmt::format("ACC-{:010d}", account(rng))},
-                                    {"chargeType", kChargeTypes[static_cast<std::size_t>(i) %
-                                                                kChargeTypes.size()]},
-                                    {"amountMinor", amount(rng)},
-                                    {"currency", "INR"},
-                                    {"dueDate", options.due_date}}
+    bodies.push_back(nlohmann::json{
+        {"schemaVersion", 1},
+        {"chargeId", fmt::format("{}-{:06d}", options.id_prefix, i)},
+        {"accountId", fmt::format("ACC-{:010d}", account(rng))},
+        {"chargeType", kChargeTypes[static_cast<std::size_t>(i) % kChargeTypes.size()]},
+        {"amountMinor", amount(rng)},
+        {"currency", "INR"},
+        {"dueDate", options.due_date}}
                          .dump());
   }
   const auto resends = static_cast<int>(std::lround(options.count * options.duplicate_rate));

@@ -1,9 +1,10 @@
 #include "app/settings.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
 #include <array>
 #include <charconv>
-#include <fmt/format.h>
 
 namespace ic::app {
 namespace {
@@ -38,16 +39,18 @@ const SettingSpec* spec_of(std::string_view env) {
 
 }  // namespace
 
-std::span<const SettingSpec> all_settings() { return kSettings; }
+std::span<const SettingSpec> all_settings() {
+  return kSettings;
+}
 
 void SettingsSource::add_flags(CLI::App& command,
                                std::initializer_list<std::string_view> env_names) {
   for (std::string_view env : env_names) {
     const SettingSpec* spec = spec_of(env);
     if (spec == nullptr) throw std::logic_error("unknown setting " + std::string(env));
-    std::string help = fmt::format("{} [env {}{}]", spec->help, spec->env,
-                                   spec->fallback.empty() ? "" : fmt::format(", default {}",
-                                                                             spec->fallback));
+    std::string help =
+        fmt::format("{} [env {}{}]", spec->help, spec->env,
+                    spec->fallback.empty() ? "" : fmt::format(", default {}", spec->fallback));
     command.add_option_function<std::string>(
         std::string(spec->flag),
         [this, key = std::string(spec->env)](const std::string& value) { flags_[key] = value; },
@@ -72,9 +75,9 @@ std::expected<std::string, ConfigError> SettingsSource::required(std::string_vie
   auto value = lookup(env);
   if (!value) {
     const SettingSpec* spec = spec_of(env);
-    return std::unexpected(ConfigError{fmt::format(
-        "{}: required but not set (set the environment variable or pass {})", env,
-        spec ? spec->flag : "its flag")});
+    return std::unexpected(ConfigError{
+        fmt::format("{}: required but not set (set the environment variable or pass {})", env,
+                    spec ? spec->flag : "its flag")});
   }
   return *value;
 }
@@ -122,10 +125,10 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto aws_settings = load_aws_settings(s);
   if (!aws_settings) return std::unexpected(aws_settings.error());
   out.aws = *aws_settings;
-  for (auto [env, target] : {std::pair{"CHARGE_QUEUE_URL", &out.queue_url},
-                             std::pair{"CHARGE_DLQ_URL", &out.dlq_url},
-                             std::pair{"CORE_BANKING_URL", &out.core_banking_url},
-                             std::pair{"NOTIFICATION_URL", &out.notification_url}}) {
+  for (auto [env, target] :
+       {std::pair{"CHARGE_QUEUE_URL", &out.queue_url}, std::pair{"CHARGE_DLQ_URL", &out.dlq_url},
+        std::pair{"CORE_BANKING_URL", &out.core_banking_url},
+        std::pair{"NOTIFICATION_URL", &out.notification_url}}) {
     auto url = s.http_url(env);
     if (!url) return std::unexpected(url.error());
     *target = *url;

@@ -20,8 +20,8 @@ class App;
 namespace ic::app {
 
 struct SettingSpec {
-  std::string_view env;       // e.g. LEASE_SECONDS
-  std::string_view flag;      // e.g. --lease-seconds
+  std::string_view env;   // e.g. LEASE_SECONDS
+  std::string_view flag;  // e.g. --lease-seconds
   std::string_view help;
   std::string_view fallback;  // default, empty when the setting has none
 };

@@ -8,7 +8,9 @@
 namespace ic::app {
 namespace {
 
-std::int64_t epoch_ms(idem::Instant t) { return t.time_since_epoch().count(); }
+std::int64_t epoch_ms(idem::Instant t) {
+  return t.time_since_epoch().count();
+}
 
 }  // namespace
 

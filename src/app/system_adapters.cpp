@@ -29,7 +29,9 @@ idem::Instant SystemClock::now() const {
   return std::chrono::time_point_cast<idem::Millis>(std::chrono::system_clock::now());
 }
 
-std::string RandomTokens::next() { return random_hex(16); }
+std::string RandomTokens::next() {
+  return random_hex(16);
+}
 
 std::string worker_identity() {
   std::array<char, 256> host{};

@@ -7,13 +7,21 @@ namespace {
 
 thread_local std::string_view current_message_id;
 
-std::string_view kind_label(idem::ErrorKind kind) { return idem::to_string(kind); }
+std::string_view kind_label(idem::ErrorKind kind) {
+  return idem::to_string(kind);
+}
 
 }  // namespace
 
-MessageScope::MessageScope(std::string_view message_id) { current_message_id = message_id; }
-MessageScope::~MessageScope() { current_message_id = {}; }
-std::string_view MessageScope::current() { return current_message_id; }
+MessageScope::MessageScope(std::string_view message_id) {
+  current_message_id = message_id;
+}
+MessageScope::~MessageScope() {
+  current_message_id = {};
+}
+std::string_view MessageScope::current() {
+  return current_message_id;
+}
 
 Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
     : log_(log),
@@ -26,19 +34,17 @@ Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
       debits_(m.counter("ic_debits_total", "Bank debit calls by result", {"result"})),
       notifications_(
           m.counter("ic_notifications_total", "Notification calls by result", {"result"})),
-      fenced_(m.counter("ic_fenced_total",
-                        "Writes refused because another worker holds the claim",
+      fenced_(m.counter("ic_fenced_total", "Writes refused because another worker holds the claim",
                         {"operation"})),
-      store_errors_(m.counter("ic_store_errors_total", "Idempotency store failures",
-                              {"operation", "kind"})),
-      batch_failures_(m.counter("ic_batch_entry_failures_total", "Failed batch entries",
-                                {"action", "final"})),
+      store_errors_(
+          m.counter("ic_store_errors_total", "Idempotency store failures", {"operation", "kind"})),
+      batch_failures_(
+          m.counter("ic_batch_entry_failures_total", "Failed batch entries", {"action", "final"})),
       heartbeats_(m.counter("ic_heartbeats_total", "Lease heartbeats", {"extended"})),
       aws_requests_(m.counter("ic_aws_requests_total", "AWS HTTP attempts",
                               {"service", "operation", "result"})),
-      aws_retries_(
-          m.counter("ic_aws_retries_total", "AWS attempts that are retried", {"service",
-                                                                              "operation"})),
+      aws_retries_(m.counter("ic_aws_retries_total", "AWS attempts that are retried",
+                             {"service", "operation"})),
       in_flight_(m.gauge("ic_in_flight_messages", "Handlers running now")),
       processing_(m.histogram("ic_processing_seconds", "Time from handler start to disposition",
                               obs::kDefaultSecondsBuckets)) {}

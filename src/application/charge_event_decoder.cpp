@@ -153,7 +153,7 @@ std::expected<T, ValidationError> parse_text(const RawValue& value, Field field)
 }
 
 std::expected<std::int64_t, ValidationError> integer_of(const RawValue& value, Field field,
-                                                         const std::string& rule) {
+                                                        const std::string& rule) {
   if (value.kind == RawValue::Kind::Absent) return std::unexpected(missing(field));
   if (value.kind != RawValue::Kind::Integer) {
     return std::unexpected(
@@ -172,8 +172,7 @@ std::expected<charge::Charge, ValidationError> build(const EventSax& sax) {
   }
   auto id = parse_text<charge::ChargeId>(raw(Field::ChargeId), Field::ChargeId);
   if (!id) return std::unexpected(id.error());
-  auto account =
-      parse_text<charge::AccountId>(raw(Field::AccountId), Field::AccountId);
+  auto account = parse_text<charge::AccountId>(raw(Field::AccountId), Field::AccountId);
   if (!account) return std::unexpected(account.error());
   auto type = parse_text<charge::ChargeType>(raw(Field::ChargeType), Field::ChargeType);
   if (!type) return std::unexpected(type.error());

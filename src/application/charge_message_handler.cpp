@@ -14,8 +14,8 @@ idem::Disposition ChargeMessageHandler::handle(std::string_view body, int receiv
                             decoded.error().detail(), ""};
   }
   const std::string hash = payload_hash(*decoded);
-  return service_.handle(
-      {.charge = *decoded, .payload_hash = hash, .receive_count = receive_count}, heartbeat);
+  return service_.handle({.charge = *decoded, .payload_hash = hash, .receive_count = receive_count},
+                         heartbeat);
 }
 
 }  // namespace ic::application

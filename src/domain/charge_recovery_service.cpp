@@ -42,10 +42,10 @@ DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge
 
 }  // namespace
 
-ChargeRecoveryService::ChargeRecoveryService(idem::IdempotencyStore& store,
-                                             AccountDebitPort& bank, NotificationPort& notifier,
-                                             const idem::Clock& clock, TokenSource& tokens,
-                                             ChargeObserver& observer, ServiceConfig config)
+ChargeRecoveryService::ChargeRecoveryService(idem::IdempotencyStore& store, AccountDebitPort& bank,
+                                             NotificationPort& notifier, const idem::Clock& clock,
+                                             TokenSource& tokens, ChargeObserver& observer,
+                                             ServiceConfig config)
     : store_(store),
       bank_(bank),
       notifier_(notifier),
@@ -149,10 +149,9 @@ Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debite
   const ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
                                   ? ChargeStatus::Debited
                                   : ChargeStatus::DebitedNotificationFailed;
-  auto written = store_.complete(claim.key, claim.token,
-                                 {.status = std::string(to_string(status)),
-                                  .result_ref = debited.debit_ref},
-                                 clock_.now());
+  auto written = store_.complete(
+      claim.key, claim.token,
+      {.status = std::string(to_string(status)), .result_ref = debited.debit_ref}, clock_.now());
   return after_final_write(claim, "complete", written, Ack{});
 }
 
@@ -162,10 +161,9 @@ Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
       claim.key, claim.token,
       {.status = std::string(to_string(ChargeStatus::FailedPermanent)), .reason = rejected.code},
       clock_.now());
-  return after_final_write(
-      claim, "fail", written,
-      dead_letter(dlq_reason::kPermanentDebitFailure, "bank refused the debit: " + rejected.code,
-                  claim.charge));
+  return after_final_write(claim, "fail", written,
+                           dead_letter(dlq_reason::kPermanentDebitFailure,
+                                       "bank refused the debit: " + rejected.code, claim.charge));
 }
 
 Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim) {

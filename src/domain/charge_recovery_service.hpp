@@ -40,11 +40,10 @@ struct Delivery {
 class ChargeRecoveryService {
  public:
   ChargeRecoveryService(idem::IdempotencyStore& store, AccountDebitPort& bank,
-                        NotificationPort& notifier, const idem::Clock& clock,
-                        TokenSource& tokens, ChargeObserver& observer, ServiceConfig config);
+                        NotificationPort& notifier, const idem::Clock& clock, TokenSource& tokens,
+                        ChargeObserver& observer, ServiceConfig config);
 
-  [[nodiscard]] idem::Disposition handle(const Delivery& delivery,
-                                         idem::LeaseHeartbeat& heartbeat);
+  [[nodiscard]] idem::Disposition handle(const Delivery& delivery, idem::LeaseHeartbeat& heartbeat);
 
   [[nodiscard]] idem::Millis transient_backoff(int receive_count) const;
 

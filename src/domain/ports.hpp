@@ -44,8 +44,7 @@ using NotificationResult = std::variant<NotificationSent, NotificationFailed>;
 class NotificationPort {
  public:
   virtual ~NotificationPort() = default;
-  [[nodiscard]] virtual NotificationResult notify(const Charge& charge,
-                                                  std::string_view debit_ref,
+  [[nodiscard]] virtual NotificationResult notify(const Charge& charge, std::string_view debit_ref,
                                                   std::string_view idempotency_key) = 0;
 };
 

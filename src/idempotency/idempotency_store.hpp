@@ -50,8 +50,7 @@ class IdempotencyStore {
 
   // state = IN_PROGRESS AND claimToken = :token -> DONE with the completion.
   [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> complete(
-      std::string_view key, std::string_view token, const Completion& completion,
-      Instant now) = 0;
+      std::string_view key, std::string_view token, const Completion& completion, Instant now) = 0;
 
   // state = IN_PROGRESS AND claimToken = :token -> FAILED with the failure.
   [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> fail(std::string_view key,
@@ -60,13 +59,14 @@ class IdempotencyStore {
                                                                      Instant now) = 0;
 
   // Heartbeat: state = IN_PROGRESS AND claimToken = :token -> leaseUntil = new_lease_until.
-  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> extend(
-      std::string_view key, std::string_view token, Instant new_lease_until) = 0;
+  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> extend(std::string_view key,
+                                                                       std::string_view token,
+                                                                       Instant new_lease_until) = 0;
 
   // Gives a claim up after a transient failure (leaseUntil = 0) so a redelivery can reclaim at
   // once. Same condition as extend.
-  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> release(
-      std::string_view key, std::string_view token) = 0;
+  [[nodiscard]] virtual std::expected<WriteOutcome, StoreError> release(std::string_view key,
+                                                                        std::string_view token) = 0;
 
   // Strongly consistent read; nullopt when the key was never claimed (or has expired).
   [[nodiscard]] virtual std::expected<std::optional<ClaimRecord>, StoreError> get(

@@ -71,8 +71,7 @@ std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::complete
 }
 
 std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::fail(
-    std::string_view key, std::string_view token, const idem::Failure& failure,
-    idem::Instant now) {
+    std::string_view key, std::string_view token, const idem::Failure& failure, idem::Instant now) {
   std::lock_guard lock(mutex_);
   return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
 }

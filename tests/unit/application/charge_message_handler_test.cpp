@@ -24,9 +24,8 @@ class HandlerTest : public ::testing::Test {
   charge::ChargeObserver observer;
   idem::NoHeartbeat heartbeat;
   memory::InMemoryIdempotencyStore store{std::chrono::hours(1)};
-  charge::ChargeRecoveryService service{store,  bank,     notifier,
-                                        clock,  tokens,   observer,
-                                        {.lease = 30s, .owner = "w"}};
+  charge::ChargeRecoveryService service{
+      store, bank, notifier, clock, tokens, observer, {.lease = 30s, .owner = "w"}};
   ChargeMessageHandler handler{service};
 };
 

@@ -17,11 +17,30 @@ const std::string kSeedBody =
     R"("chargeType":"SMS_ALERT_FEE","amountMinor":2500,"currency":"INR","dueDate":"2026-11-30"})";
 
 // Fragments that hit the decoder's edges: structure, escapes, numbers, encodings.
-constexpr std::array<std::string_view, 24> kFragments = {
-    "{", "}", "[", "]", "\"", ":", ",", "\\", "\\u0000", "\\ud800", "1e999", "-0",
-    "18446744073709551616", "99999999999999999999999", "0.0000001", "null", "true",
-    "\"amountMinor\":", "\"chargeId\":", "\xff", "\xc3\x28", "\xf0\x9f\x98\x80", "\t\n ",
-    "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["};
+constexpr std::array<std::string_view, 24> kFragments = {"{",
+                                                         "}",
+                                                         "[",
+                                                         "]",
+                                                         "\"",
+                                                         ":",
+                                                         ",",
+                                                         "\\",
+                                                         "\\u0000",
+                                                         "\\ud800",
+                                                         "1e999",
+                                                         "-0",
+                                                         "18446744073709551616",
+                                                         "99999999999999999999999",
+                                                         "0.0000001",
+                                                         "null",
+                                                         "true",
+                                                         "\"amountMinor\":",
+                                                         "\"chargeId\":",
+                                                         "\xff",
+                                                         "\xc3\x28",
+                                                         "\xf0\x9f\x98\x80",
+                                                         "\t\n ",
+                                                         "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["};
 
 class Mutator {
  public:
@@ -36,7 +55,9 @@ class Mutator {
   }
 
  private:
-  std::size_t pick(std::size_t bound) { return std::uniform_int_distribution<std::size_t>(0, bound - 1)(rng_); }
+  std::size_t pick(std::size_t bound) {
+    return std::uniform_int_distribution<std::size_t>(0, bound - 1)(rng_);
+  }
 
   std::string random_bytes() {
     std::string body(pick(256), '\0');

@@ -38,8 +38,7 @@ std::string identifier(const std::string& alphabet, std::size_t max_length) {
 }
 
 RC_GTEST_PROP(PayloadHash, IgnoresKeyOrderWhitespaceAndExtraFields, ()) {
-  const std::string id_chars =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-";
+  const std::string id_chars = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._:-";
   nlohmann::json event = {
       {"schemaVersion", 1},
       {"chargeId", identifier(id_chars, 128)},

@@ -48,8 +48,13 @@ TEST_F(ServiceFixture, InFlightDuplicateIsNotAckedAndReturnsWhenTheLeaseEnds) {
 
 TEST_F(ServiceFixture, CrashedClaimIsReclaimedAfterTheLeaseAndTheBankReplaysTheDebit) {
   // A worker claimed, debited and died before recording DONE.
-  ASSERT_EQ(store.claim({.key = charge.id.value(), .payload_hash = "hash-1", .token = "crashed",
-                         .owner = "dead-worker", .now = clock.now(), .lease = kLease})
+  ASSERT_EQ(store
+                .claim({.key = charge.id.value(),
+                        .payload_hash = "hash-1",
+                        .token = "crashed",
+                        .owner = "dead-worker",
+                        .now = clock.now(),
+                        .lease = kLease})
                 ->outcome,
             idem::ClaimOutcome::Acquired);
   ASSERT_TRUE(std::holds_alternative<charge::Debited>(bank.debit(charge, charge.id.value())));
@@ -210,8 +215,13 @@ TEST_F(ServiceFixture, HeartbeatReportsLossOfTheClaim) {
   bank.before_debit = [&](const charge::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(kLease + 1ms);
-    ASSERT_EQ(store.claim({.key = charge.id.value(), .payload_hash = "hash-1", .token = "other",
-                           .owner = "other", .now = clock.now(), .lease = kLease})
+    ASSERT_EQ(store
+                  .claim({.key = charge.id.value(),
+                          .payload_hash = "hash-1",
+                          .token = "other",
+                          .owner = "other",
+                          .now = clock.now(),
+                          .lease = kLease})
                   ->outcome,
               idem::ClaimOutcome::Acquired);
     EXPECT_FALSE(heartbeat.fire()) << "extension must fail once fenced";

@@ -22,8 +22,8 @@ TEST_F(ServiceConcurrency, FiftyThreadsDeliveringOneChargeDebitOnce) {
     workers.emplace_back([&] {
       idem::NoHeartbeat no_heartbeat;
       start.arrive_and_wait();
-      const idem::Disposition d = service.handle(
-          {.charge = charge, .payload_hash = "hash-1"}, no_heartbeat);
+      const idem::Disposition d =
+          service.handle({.charge = charge, .payload_hash = "hash-1"}, no_heartbeat);
       (is_ack(d) ? acked : deferred) += 1;
     });
   }
@@ -47,8 +47,7 @@ TEST_F(ServiceConcurrency, ThousandChargesTimesFourCopiesOnSixteenThreadsDebitEa
       for (int i = next++; i < kCharges * kCopies; i = next++) {
         const charge::Charge& c = charges[static_cast<std::size_t>(i / kCopies)];
         // A deferred copy (its twin held the lease) comes back until the charge is final.
-        while (!is_ack(service.handle({.charge = c, .payload_hash = "h"},
-                                      no_heartbeat))) {
+        while (!is_ack(service.handle({.charge = c, .payload_hash = "h"}, no_heartbeat))) {
           std::this_thread::yield();
         }
       }

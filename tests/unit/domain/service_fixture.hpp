@@ -54,6 +54,8 @@ class ServiceFixture : public ::testing::Test {
   const charge::Charge charge = make_charge();
 };
 
-inline bool is_ack(const idem::Disposition& d) { return std::holds_alternative<idem::Ack>(d); }
+inline bool is_ack(const idem::Disposition& d) {
+  return std::holds_alternative<idem::Ack>(d);
+}
 
 }  // namespace ic::testing

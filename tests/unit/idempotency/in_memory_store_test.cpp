@@ -1,5 +1,6 @@
 // The in-memory reference store against the shared contract.
 #include "adapters/memory/in_memory_store.hpp"
+
 #include "idempotency/store_contract.hpp"
 
 namespace ic::idem::testing {
@@ -7,10 +8,9 @@ namespace {
 
 INSTANTIATE_TEST_SUITE_P(
     InMemory, StoreContract,
-    ::testing::Values(StoreUnderTest{"in_memory", [] {
-                                       return std::make_shared<memory::InMemoryIdempotencyStore>(
-                                           kContractRetention);
-                                     }}),
+    ::testing::Values(StoreUnderTest{
+        "in_memory",
+        [] { return std::make_shared<memory::InMemoryIdempotencyStore>(kContractRetention); }}),
     [](const auto& test_info) { return test_info.param.name; });
 
 }  // namespace

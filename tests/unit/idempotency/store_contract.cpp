@@ -13,8 +13,12 @@ constexpr Millis kLease = 10s;
 
 ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a") {
   std::string owner = "worker-" + token;
-  return {.key = "CHG-1", .payload_hash = std::move(hash), .token = std::move(token),
-          .owner = std::move(owner), .now = now, .lease = kLease};
+  return {.key = "CHG-1",
+          .payload_hash = std::move(hash),
+          .token = std::move(token),
+          .owner = std::move(owner),
+          .now = now,
+          .lease = kLease};
 }
 
 ClaimResult claim_ok(IdempotencyStore& store, const ClaimRequest& r) {
@@ -174,9 +178,9 @@ TEST_P(StoreContract, FinalStateNeverChangesEvenForItsOwnToken) {
             WriteOutcome::Written);
   EXPECT_EQ(written(store_->fail("CHG-1", "A", {"FAILED_PERMANENT", "X"}, t0 + 2s)),
             WriteOutcome::Fenced);
-  EXPECT_EQ(written(store_->complete("CHG-1", "A", {"DEBITED_NOTIFICATION_FAILED", "DBT-1"},
-                                     t0 + 2s)),
-            WriteOutcome::Fenced);
+  EXPECT_EQ(
+      written(store_->complete("CHG-1", "A", {"DEBITED_NOTIFICATION_FAILED", "DBT-1"}, t0 + 2s)),
+      WriteOutcome::Fenced);
   EXPECT_EQ(written(store_->extend("CHG-1", "A", t0 + 100s)), WriteOutcome::Fenced);
   EXPECT_EQ(written(store_->release("CHG-1", "A")), WriteOutcome::Fenced);
   const ClaimRecord record = stored(*store_);
@@ -187,8 +191,7 @@ TEST_P(StoreContract, FinalStateNeverChangesEvenForItsOwnToken) {
 TEST_P(StoreContract, ExtendKeepsALongEffectsClaim) {
   claim_ok(*store_, request("A", t0));
   EXPECT_EQ(written(store_->extend("CHG-1", "A", t0 + 9s + kLease)), WriteOutcome::Written);
-  EXPECT_EQ(claim_ok(*store_, request("B", t0 + 15s)).outcome,
-            ClaimOutcome::DuplicateInProgress);
+  EXPECT_EQ(claim_ok(*store_, request("B", t0 + 15s)).outcome, ClaimOutcome::DuplicateInProgress);
   EXPECT_EQ(written(store_->complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 16s)),
             WriteOutcome::Written);
 }
@@ -209,8 +212,7 @@ TEST_P(StoreContract, NonHolderCannotReleaseOrExtend) {
 }
 
 TEST_P(StoreContract, WritesToAnUnknownKeyAreFenced) {
-  EXPECT_EQ(written(store_->complete("CHG-404", "A", {"DEBITED", "D"}, t0)),
-            WriteOutcome::Fenced);
+  EXPECT_EQ(written(store_->complete("CHG-404", "A", {"DEBITED", "D"}, t0)), WriteOutcome::Fenced);
   EXPECT_EQ(written(store_->fail("CHG-404", "A", {"FAILED_PERMANENT", "X"}, t0)),
             WriteOutcome::Fenced);
   EXPECT_EQ(written(store_->extend("CHG-404", "A", t0)), WriteOutcome::Fenced);

@@ -22,7 +22,9 @@ struct StoreUnderTest {
   std::function<std::shared_ptr<IdempotencyStore>()> make;
 };
 
-inline std::string PrintToString(const StoreUnderTest& s) { return s.name; }
+inline std::string PrintToString(const StoreUnderTest& s) {
+  return s.name;
+}
 
 class StoreContract : public ::testing::TestWithParam<StoreUnderTest> {
  protected:

@@ -56,7 +56,7 @@ void check_final_write(const std::optional<ClaimRecord>& before,
 RC_GTEST_PROP(StoreProperty, RandomInterleavingsKeepTheClaimInvariants, ()) {
   const auto steps = *rc::gen::container<std::vector<Step>>(rc::gen::build<Step>(
       rc::gen::set(&Step::op, rc::gen::element(Op::Claim, Op::RetryClaim, Op::Complete, Op::Fail,
-                                                Op::Extend, Op::Release, Op::Advance)),
+                                               Op::Extend, Op::Release, Op::Advance)),
       rc::gen::set(&Step::worker, rc::gen::inRange(0, 3)),
       rc::gen::set(&Step::key, rc::gen::inRange(0, 2)),
       rc::gen::set(&Step::millis, rc::gen::inRange(0, 15'000)),
@@ -65,8 +65,8 @@ RC_GTEST_PROP(StoreProperty, RandomInterleavingsKeepTheClaimInvariants, ()) {
   memory::InMemoryIdempotencyStore store(std::chrono::hours(1));
   Instant now{Millis{1'000'000}};
   int next_token = 0;
-  std::map<std::pair<int, int>, Belief> beliefs;        // (worker, key) -> held claim
-  std::map<int, ClaimRecord> finals;                    // key -> first final record seen
+  std::map<std::pair<int, int>, Belief> beliefs;  // (worker, key) -> held claim
+  std::map<int, ClaimRecord> finals;              // key -> first final record seen
 
   for (const Step& step : steps) {
     const std::string key(kKeys[static_cast<std::size_t>(step.key)]);

@@ -30,9 +30,10 @@ class FaultInjectingStore final : public idem::IdempotencyStore {
       const idem::ClaimRequest& request) override {
     return run("claim", [&] { return inner_.claim(request); });
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> complete(
-      std::string_view key, std::string_view token, const idem::Completion& completion,
-      idem::Instant now) override {
+  std::expected<idem::WriteOutcome, idem::StoreError> complete(std::string_view key,
+                                                               std::string_view token,
+                                                               const idem::Completion& completion,
+                                                               idem::Instant now) override {
     return run("complete", [&] { return inner_.complete(key, token, completion, now); });
   }
   std::expected<idem::WriteOutcome, idem::StoreError> fail(std::string_view key,
