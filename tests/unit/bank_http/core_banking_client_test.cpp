@@ -11,14 +11,16 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "aws/http_transport_curl.hpp"
+#include "bank_http/bank_client_fixture.hpp"
 #include "bank_http/scripted_bank_server.hpp"
-#include "support/fakes.hpp"
 
 namespace ic::bank {
 namespace {
 
 using namespace std::chrono_literals;
+using ic::testing::BankClientTest;
+using ic::testing::kAccount;
+using ic::testing::kTimeouts;
 using ic::testing::make_charge;
 using ic::testing::RefusingPort;
 using ic::testing::Reply;
@@ -26,19 +28,14 @@ using ic::testing::ScriptedBankServer;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr std::string_view kAccount = "ACC-0012345678";
 constexpr std::string_view kMaskedAccount = "**********5678";
-const aws::HttpTimeouts kTimeouts{.connect = 1s, .total = 3s};
 
-class CoreBankingClientTest : public ::testing::Test {
+class CoreBankingClientTest : public BankClientTest {
  protected:
   charge::DebitResult debit_against(const std::string& base_url,
                                     aws::HttpTimeouts timeouts = kTimeouts,
                                     std::string_view key = "CHG-20261130-000123") {
-    auto endpoint = BankEndpoint::create(base_url, timeouts);
-    EXPECT_TRUE(endpoint) << endpoint.error();
-    CoreBankingClient client(transport_, *endpoint);
-    return client.debit(charge_, key);
+    return client_for<CoreBankingClient>(base_url, timeouts).debit(charge_, key);
   }
 
   static std::string unavailable_detail(const charge::DebitResult& result) {
@@ -52,9 +49,6 @@ class CoreBankingClientTest : public ::testing::Test {
     EXPECT_NE(rejected, nullptr) << "expected DebitRejected";
     return rejected == nullptr ? std::string() : rejected->code;
   }
-
-  aws::CurlHttpTransport transport_;
-  const charge::Charge charge_ = make_charge("CHG-20261130-000123", 2500, std::string(kAccount));
 };
 
 TEST_F(CoreBankingClientTest, PostsTheChargeAsJsonWithTheIdempotencyKey) {
@@ -236,9 +230,7 @@ TEST_F(CoreBankingClientTest, ConcurrentDebitsEachGetTheirOwnAnswer) {
         201,
         nlohmann::json({{"debitId", "DBT-" + request.get_header_value("Idempotency-Key")}}).dump()};
   });
-  auto endpoint = BankEndpoint::create(server.base_url(), kTimeouts);
-  ASSERT_TRUE(endpoint);
-  CoreBankingClient client(transport_, *endpoint);
+  auto client = client_for<CoreBankingClient>(server.base_url());
   constexpr int kThreads = 6, kPerThread = 15;
   std::atomic<int> mismatches{0};
   std::vector<std::thread> workers;

@@ -7,12 +7,12 @@
 //   ASSERT_TRUE(bank.set_faults(R"({"permanentFailures":{"ACC-9":"INSUFFICIENT_FUNDS"}})"));
 #pragma once
 
-#include <sys/types.h>
-
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+
+#include "support/child_process.hpp"
 
 namespace ic::testing {
 
@@ -20,7 +20,6 @@ class FakeBankProcess {
  public:
   // Throws when the process cannot be started or announces no port within a minute.
   static std::unique_ptr<FakeBankProcess> start();
-  ~FakeBankProcess();
   FakeBankProcess(const FakeBankProcess&) = delete;
   FakeBankProcess& operator=(const FakeBankProcess&) = delete;
 
@@ -30,9 +29,8 @@ class FakeBankProcess {
   [[nodiscard]] std::optional<nlohmann::json> ledger() const;
 
  private:
-  FakeBankProcess(pid_t pid, int port) : pid_(pid), port_(port) {}
-  pid_t pid_;
-  int port_;
+  FakeBankProcess(const std::string& python, const std::string& root, const std::string& log);
+  ListeningChild child_;
 };
 
 // The fake bank of this test binary, started on first use and stopped at exit.

@@ -7,34 +7,31 @@
 
 #include <nlohmann/json.hpp>
 
-#include "aws/http_transport_curl.hpp"
+#include "bank_http/bank_client_fixture.hpp"
 #include "bank_http/scripted_bank_server.hpp"
-#include "support/fakes.hpp"
 
 namespace ic::bank {
 namespace {
 
 using namespace std::chrono_literals;
-using ic::testing::make_charge;
+using ic::testing::BankClientTest;
+using ic::testing::kAccount;
+using ic::testing::kTimeouts;
 using ic::testing::RefusingPort;
 using ic::testing::Reply;
 using ic::testing::ScriptedBankServer;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr std::string_view kAccount = "ACC-0012345678";
 constexpr std::string_view kKey = "CHG-20261130-000123:notify";
-const aws::HttpTimeouts kTimeouts{.connect = 1s, .total = 3s};
 
-class NotificationClientTest : public ::testing::Test {
+class NotificationClientTest : public BankClientTest {
  protected:
   charge::NotificationResult notify_against(const std::string& base_url,
                                             aws::HttpTimeouts timeouts = kTimeouts,
                                             std::string_view key = kKey) {
-    auto endpoint = BankEndpoint::create(base_url, timeouts);
-    EXPECT_TRUE(endpoint) << endpoint.error();
-    NotificationClient client(transport_, *endpoint);
-    return client.notify(charge_, "DBT-0000000001", key);
+    return client_for<NotificationClient>(base_url, timeouts)
+        .notify(charge_, "DBT-0000000001", key);
   }
 
   static std::string failure_detail(const charge::NotificationResult& result) {
@@ -42,9 +39,6 @@ class NotificationClientTest : public ::testing::Test {
     EXPECT_NE(failed, nullptr) << "expected NotificationFailed";
     return failed == nullptr ? std::string() : failed->detail;
   }
-
-  aws::CurlHttpTransport transport_;
-  const charge::Charge charge_ = make_charge("CHG-20261130-000123", 2500, std::string(kAccount));
 };
 
 TEST_F(NotificationClientTest, PostsTheDebitAsJsonWithTheIdempotencyKey) {
@@ -68,11 +62,8 @@ TEST_F(NotificationClientTest, PostsTheDebitAsJsonWithTheIdempotencyKey) {
 
 TEST_F(NotificationClientTest, ADebitRefThatIsNotUtf8IsSentAsValidJsonNotThrown) {
   ScriptedBankServer server(Reply{202, ""});
-  auto endpoint = BankEndpoint::create(server.base_url(), kTimeouts);
-  ASSERT_TRUE(endpoint);
-  NotificationClient client(transport_, *endpoint);
   EXPECT_TRUE(std::holds_alternative<charge::NotificationSent>(
-      client.notify(charge_, "DBT-\xff\xfe", kKey)));
+      client_for<NotificationClient>(server.base_url()).notify(charge_, "DBT-\xff\xfe", kKey)));
   ASSERT_EQ(server.requests().size(), 1u);
   const auto body = nlohmann::json::parse(server.requests()[0].body);
   EXPECT_EQ(body["debitId"], "DBT-\xEF\xBF\xBD\xEF\xBF\xBD");  // U+FFFD twice

@@ -7,8 +7,6 @@
 //   DynamoDbWiring wiring(moto->endpoint());     // JsonClient with dummy static credentials
 #pragma once
 
-#include <sys/types.h>
-
 #include <memory>
 #include <string>
 #include <utility>
@@ -19,6 +17,7 @@
 #include "aws/http_transport_curl.hpp"
 #include "aws/json_client.hpp"
 #include "aws/retry_policy.hpp"
+#include "support/child_process.hpp"
 
 namespace ic::dynamodb::testing {
 
@@ -34,9 +33,8 @@ class MotoServer {
   [[nodiscard]] bool reset() const;  // POST /moto-api/reset: every table and user is gone
 
  private:
-  MotoServer(pid_t pid, std::string endpoint, std::string log)
-      : pid_(pid), endpoint_(std::move(endpoint)), log_(std::move(log)) {}
-  pid_t pid_;
+  MotoServer(const std::vector<std::pair<std::string, std::string>>& env, std::string log);
+  ic::testing::ListeningChild child_;
   std::string endpoint_;
   std::string log_;  // moto's stderr; removed with the server, named in start-up errors
 };

@@ -35,6 +35,16 @@ Handler always(Disposition disposition) {
   return [disposition](const Message&, LeaseHeartbeat&) { return disposition; };
 }
 
+// Counts each start, then holds the message until `release` lets the handler ack it.
+template <std::ptrdiff_t N>
+Handler ack_when_released(std::atomic<int>& started, std::counting_semaphore<N>& release) {
+  return [&started, &release](const Message&, LeaseHeartbeat&) -> Disposition {
+    ++started;
+    release.acquire();
+    return Ack{};
+  };
+}
+
 std::vector<VisibilityEntry> all_visibility_entries(const FakeQueue& queue) {
   std::vector<VisibilityEntry> out;
   for (const auto& call : queue.visibility_calls()) out.insert(out.end(), call.begin(), call.end());
@@ -47,15 +57,22 @@ std::size_t deleted_entries(const FakeQueue& queue) {
   return n;
 }
 
+// Runs an ack-everything container over `port` (`fake` itself or a fault-injecting wrapper of
+// it) until `fake` has deleted message `id`, then stops it; false when that never happened.
+[[nodiscard]] bool acked_until_deleted(QueuePort& port, const FakeQueue& fake,
+                                       const std::string& id, RecordingObserver& observer) {
+  ListenerContainer container(port, always(Ack{}), fast_config(), &observer);
+  Running running(container);
+  const bool deleted = eventually([&] { return fake.deleted(id); });
+  running.stop();
+  return deleted;
+}
+
 TEST(ListenerContainer, AckDeletesTheMessage) {
   FakeQueue queue;
   RecordingObserver observer;
   const auto id = queue.send(R"({"n":1})");
-  ListenerContainer container(queue, always(Ack{}), fast_config(), &observer);
-  Running running(container);
-
-  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
-  running.stop();
+  ASSERT_TRUE(acked_until_deleted(queue, queue, id, observer));
   EXPECT_EQ(queue.remaining(), 0u);
   EXPECT_TRUE(queue.visibility_calls().empty());
   ASSERT_EQ(observer.dispositions().size(), 1u);
@@ -159,14 +176,7 @@ TEST(ListenerContainer, AsksOnlyForAsManyMessagesAsThereAreFreeWorkers) {
   config.workers = 3;
   std::counting_semaphore<100> release(0);
   std::atomic<int> started{0};
-  ListenerContainer container(
-      queue,
-      [&](const Message&, LeaseHeartbeat&) -> Disposition {
-        ++started;
-        release.acquire();
-        return Ack{};
-      },
-      config, &observer);
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return started.load() == 3; }));
@@ -220,11 +230,7 @@ TEST(ListenerContainer, RetryableEntryFailureIsRetriedOnceAndSucceeds) {
   RecordingObserver observer;
   faulty.fail_delete_entries(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
   const auto id = queue.send("m");
-  ListenerContainer container(faulty, always(Ack{}), fast_config(), &observer);
-  Running running(container);
-
-  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
-  running.stop();
+  ASSERT_TRUE(acked_until_deleted(faulty, queue, id, observer));
   EXPECT_EQ(queue.delete_calls().size(), 1u) << "the failed entry never reached the queue";
   const auto failures = observer.entry_failures();
   ASSERT_EQ(failures.size(), 1u);
@@ -383,11 +389,7 @@ TEST(ListenerContainer, EveryReceiveErrorBacksOffExponentiallyWithJitter) {
   RecordingObserver observer;
   faulty.fail_receives(5, {.error_class = ErrorClass::Permanent, .code = "AccessDenied"});
   const auto id = queue.send("m");
-  ListenerContainer container(faulty, always(Ack{}), fast_config(), &observer);
-  Running running(container);
-
-  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
-  running.stop();
+  ASSERT_TRUE(acked_until_deleted(faulty, queue, id, observer));
   const auto errors = observer.receive_errors();
   ASSERT_EQ(errors.size(), 5u);
   // base 5 ms, cap 40 ms, equal jitter: attempt n waits within [d/2, d], d = min(40, 5 * 2^n).
@@ -405,10 +407,7 @@ TEST(ListenerContainer, ThrottlingAndTransientReceiveErrorsBackOffToo) {
   RecordingObserver observer;
   faulty.fail_receives(1, {.error_class = ErrorClass::Throttling, .code = "RequestThrottled"});
   const auto id = queue.send("m");
-  ListenerContainer container(faulty, always(Ack{}), fast_config(), &observer);
-  Running running(container);
-  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
-  running.stop();
+  ASSERT_TRUE(acked_until_deleted(faulty, queue, id, observer));
   ASSERT_EQ(observer.receive_errors().size(), 1u);
   EXPECT_GE(observer.receive_errors()[0].second.count(), 2);
 }
@@ -447,14 +446,7 @@ TEST(ListenerContainer, ShutdownFinishesInFlightReturnsUnstartedAndFlushesAcks) 
   config.flush_interval = 1h;  // acks leave only with the shutdown flush
   std::counting_semaphore<10> release(0);
   std::atomic<int> started{0};
-  ListenerContainer container(
-      queue,
-      [&](const Message&, LeaseHeartbeat&) -> Disposition {
-        ++started;
-        release.acquire();
-        return Ack{};
-      },
-      config, &observer);
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
   std::atomic<bool> returned{false};
   std::thread runner([&] {
     container.run();
@@ -490,17 +482,10 @@ TEST(ListenerContainer, HandlerOutlivingTheGracePeriodIsReportedAndStillAcked) {
   auto config = fast_config();
   config.shutdown_grace = 10ms;
   std::binary_semaphore release(0);
-  std::atomic<bool> started{false};
-  ListenerContainer container(
-      queue,
-      [&](const Message&, LeaseHeartbeat&) -> Disposition {
-        started = true;
-        release.acquire();
-        return Ack{};
-      },
-      config, &observer);
+  std::atomic<int> started{0};
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
   std::thread runner([&] { container.run(); });
-  ASSERT_TRUE(eventually([&] { return started.load(); }));
+  ASSERT_TRUE(eventually([&] { return started.load() == 1; }));
   container.request_stop();
   ASSERT_TRUE(eventually([&] { return !observer.grace_exceeded().empty(); }));
   release.release();
