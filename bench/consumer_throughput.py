@@ -3,9 +3,10 @@
 
 Starts moto and the fake bank, provisions, starts one `charge-recovery run`, publishes
 --charges charges plus --duplicate-rate re-sends with `charge-recovery send` and waits until
-the queue is empty. The consumer runs while `send` publishes, as in production: moto's SQS
-slows down with queue depth (each call scans the queue), so a pre-filled queue of 13,000
-messages would measure moto, not us. Reports messages/s from the first send to the drain and
+the queue is empty. The consumer runs while `send` publishes, as in production, and `send` runs
+in chunks of --chunk charges, each once the queue is nearly empty: moto's SQS slows down with
+queue depth (a pre-filled queue of 13,000 messages did not drain in 40 minutes: receives and
+sends took seconds each), so a deep queue would measure moto, not us. Reports messages/s from the first send to the drain and
 the CPU seconds of `send` and of the consumer (utime + stime), plus the ledger's verdict.
 
     .venv/bin/python bench/consumer_throughput.py --charges 10000 --duplicate-rate 0.3
@@ -44,6 +45,7 @@ def main() -> int:
     parser.add_argument("--charges", type=int, default=10_000)
     parser.add_argument("--duplicate-rate", type=float, default=0.3)
     parser.add_argument("--workers", type=int, default=32)
+    parser.add_argument("--chunk", type=int, default=500)
     parser.add_argument("--build-dir", default=str(REPO / "build" / "release"))
     args = parser.parse_args()
     binary = Path(args.build_dir) / "src" / "app" / "charge-recovery"
@@ -60,15 +62,22 @@ def main() -> int:
         consumer = manager.start("consumer", [str(binary), "run"], env=env,
                                  ready=stack.line_matching('"msg":"consumer started"', "stderr"))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        sqs = moto.sqs()
         t0 = time.monotonic()
-        sent = json.loads(subprocess.run(
-            [str(binary), "send", "--count", str(args.charges), "--duplicate-rate",
-             str(args.duplicate_rate)], env=env, check=True, capture_output=True,
-            text=True).stdout)
+        sent = Counter()
+        for first in range(0, args.charges, args.chunk):
+            stack.wait_until(lambda: depth(sqs, env["CHARGE_QUEUE_URL"]) < args.chunk // 5,
+                             timeout=600, interval=0.2, description="queue nearly drained")
+            count = min(args.chunk, args.charges - first)
+            summary = json.loads(subprocess.run(
+                [str(binary), "send", "--count", str(count), "--duplicate-rate",
+                 str(args.duplicate_rate), "--seed", str(first), "--id-prefix",
+                 f"CHG-{first:06d}"], env=env, check=True, capture_output=True,
+                text=True).stdout)
+            sent.update({k: v for k, v in summary.items() if k != "event"})
         send_wall = time.monotonic() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         send_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        sqs = moto.sqs()
         stack.wait_until(lambda: depth(sqs, env["CHARGE_QUEUE_URL"]) == 0, timeout=3600,
                          interval=0.5, description="queue drained")
         drain_wall = time.monotonic() - t0
@@ -78,6 +87,7 @@ def main() -> int:
         report = {
             "messages": sent["messages"], "uniqueCharges": sent["unique"],
             "workers": args.workers,
+            "chunk": args.chunk,
             "sendSeconds": round(send_wall, 2), "sendCpuSeconds": round(send_cpu, 2),
             "drainSeconds": round(drain_wall, 2),
             "messagesPerSecond": round(sent["messages"] / drain_wall, 1),
