@@ -71,11 +71,13 @@ class FakeImds {
     return false;
   }
 
-  LocalHttpServer server_;
   std::atomic<int> served_{0};
   std::atomic<int> credentials_status_{200};
   mutable std::mutex mutex_;
   std::string code_ = "Success";  // guarded by mutex_
+  // Last, so it is destroyed first: its threads stop (and are joined) before the state their
+  // handlers read goes away.
+  LocalHttpServer server_;
 };
 
 }  // namespace ic::aws::testing
