@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import urllib.request
 from collections import Counter
@@ -49,8 +50,6 @@ def remember(proc: stack.ManagedProcess) -> None:
 
 
 def run_cli(binary: Path, env: dict[str, str], *args: str) -> str:
-    import subprocess
-
     done = subprocess.run([str(binary), *args], env={**os.environ, **env}, capture_output=True,
                           text=True, timeout=120)
     if done.returncode != 0:

@@ -17,10 +17,7 @@ const std::initializer_list<std::string_view> kAwsSettings = {
 template <class Command>
 int with_aws(const SettingsSource& settings, Command command) {
   auto aws_settings = load_aws_settings(settings);
-  if (!aws_settings) {
-    std::cerr << "configuration error: " << aws_settings.error().line << "\n";
-    return 2;
-  }
+  if (!aws_settings) return report(aws_settings.error());
   AwsStack aws(*aws_settings, settings.as_env());
   return command(aws);
 }
@@ -52,8 +49,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   run->callback([&] {
     auto run_settings = load_run_settings(settings);
     if (!run_settings) {
-      std::cerr << "configuration error: " << run_settings.error().line << "\n";
-      exit_code = 2;
+      exit_code = report(run_settings.error());
       return;
     }
     exit_code = run_consumer(*run_settings, settings.as_env());
@@ -83,8 +79,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
     auto table = table_name(settings);
     auto lease = settings.integer("LEASE_SECONDS", 1, 43'200);
     if (!table || !lease) {
-      std::cerr << "configuration error: " << (!table ? table.error() : lease.error()).line << "\n";
-      exit_code = 2;
+      exit_code = report(!table ? table.error() : lease.error());
       return;
     }
     provision_options.table = *table;
@@ -120,8 +115,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   send_cmd->callback([&] {
     auto queue = settings.http_url("CHARGE_QUEUE_URL");
     if (!queue) {
-      std::cerr << "configuration error: " << queue.error().line << "\n";
-      exit_code = 2;
+      exit_code = report(queue.error());
       return;
     }
     if (send_options.file.empty() && send_options.count == 0) {
@@ -146,8 +140,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   status_cmd->callback([&] {
     auto table = table_name(settings);
     if (!table) {
-      std::cerr << "configuration error: " << table.error().line << "\n";
-      exit_code = 2;
+      exit_code = report(table.error());
       return;
     }
     status_options.table = *table;
@@ -170,8 +163,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
     auto queue = settings.http_url("CHARGE_QUEUE_URL");
     auto dlq = settings.http_url("CHARGE_DLQ_URL");
     if (!queue || !dlq) {
-      std::cerr << "configuration error: " << (!queue ? queue.error() : dlq.error()).line << "\n";
-      exit_code = 2;
+      exit_code = report(!queue ? queue.error() : dlq.error());
       return;
     }
     redrive_options.queue_url = *queue;

@@ -65,24 +65,13 @@ int startup_failure(obs::Logger& log, std::string_view what, std::string_view de
 
 int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   auto level = obs::parse_log_level(settings.log_level);
-  if (!level) {
-    std::cerr << "configuration error: LOG_LEVEL: " << level.error() << "\n";
-    return 2;
-  }
+  if (!level) return report({"LOG_LEVEL: " + level.error()});
   auto admin_addr = obs::parse_host_port(settings.admin_addr);
-  if (!admin_addr) {
-    std::cerr << "configuration error: ADMIN_ADDR: " << admin_addr.error() << "\n";
-    return 2;
-  }
+  if (!admin_addr) return report({"ADMIN_ADDR: " + admin_addr.error()});
   auto bank_endpoint = bank::BankEndpoint::create(settings.core_banking_url, kBankTimeouts);
   auto notify_endpoint = bank::BankEndpoint::create(settings.notification_url, kBankTimeouts);
-  if (!bank_endpoint || !notify_endpoint) {
-    std::cerr << "configuration error: "
-              << (!bank_endpoint ? "CORE_BANKING_URL: " + bank_endpoint.error()
-                                 : "NOTIFICATION_URL: " + notify_endpoint.error())
-              << "\n";
-    return 2;
-  }
+  if (!bank_endpoint) return report({"CORE_BANKING_URL: " + bank_endpoint.error()});
+  if (!notify_endpoint) return report({"NOTIFICATION_URL: " + notify_endpoint.error()});
 
   ShutdownSignals signals;  // before any thread starts, so all of them inherit the mask
   obs::Logger log(*level);

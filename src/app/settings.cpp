@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <array>
 #include <charconv>
+#include <iostream>
 
 namespace ic::app {
 namespace {
@@ -41,6 +42,11 @@ const SettingSpec* spec_of(std::string_view env) {
 
 std::span<const SettingSpec> all_settings() {
   return kSettings;
+}
+
+int report(const ConfigError& error) {
+  std::cerr << "configuration error: " << error.line << "\n";
+  return kConfigErrorExit;
 }
 
 void SettingsSource::add_flags(CLI::App& command,

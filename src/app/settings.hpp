@@ -34,6 +34,12 @@ struct ConfigError {
   std::string line;
 };
 
+// Exit code of a start-up stopped by configuration.
+inline constexpr int kConfigErrorExit = 2;
+
+// Prints "configuration error: <line>" to stderr and returns kConfigErrorExit.
+[[nodiscard]] int report(const ConfigError& error);
+
 // Flags over the process environment over defaults.
 class SettingsSource {
  public:
