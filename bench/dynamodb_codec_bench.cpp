@@ -16,7 +16,7 @@ idem::ClaimRequest claim_request() {
           .payload_hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
           .token = "5f0c6c1e-8d3b-4b8e-9a55-2f1d3c4b5a69",
           .owner = "ip-10-0-1-23/4711",
-          .now = idem::Instant{idem::Millis{1'764'460'800'000}},
+          .now = Instant{Millis{1'764'460'800'000}},
           .lease = 60s};
 }
 

@@ -19,7 +19,7 @@ const ic::aws::SigningParams kParams{
     .service = "dynamodb",
     .time = std::chrono::sys_days{std::chrono::year{2026} / 11 / 30} + 10h};
 
-ic::aws::HttpRequest update_item() {
+ic::http::HttpRequest update_item() {
   std::string body =
       R"({"TableName":"idempotency","Key":{"pk":{"S":"CHG-20261130-000123"}},)"
       R"("UpdateExpression":"SET #s = :done, #o = :outcome, #u = :now, #e = :exp REMOVE #l",)"

@@ -7,8 +7,8 @@ using namespace std::chrono_literals;
 
 // Long polls hold the connection 20 s, so SQS gets a longer total timeout than DynamoDB,
 // whose single-item writes should answer in milliseconds.
-constexpr aws::HttpTimeouts kDynamoDbTimeouts{.connect = 2s, .total = 5s};
-constexpr aws::HttpTimeouts kSqsTimeouts{.connect = 2s, .total = 30s};
+constexpr http::HttpTimeouts kDynamoDbTimeouts{.connect = 2s, .total = 5s};
+constexpr http::HttpTimeouts kSqsTimeouts{.connect = 2s, .total = 30s};
 
 }  // namespace
 

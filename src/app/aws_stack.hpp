@@ -8,9 +8,9 @@
 #include "adapters/sqs/sqs_client.hpp"
 #include "app/settings.hpp"
 #include "aws/credentials_chain.hpp"
-#include "aws/http_transport_curl.hpp"
 #include "aws/json_client.hpp"
 #include "aws/retry_policy.hpp"
+#include "http/curl_transport.hpp"
 
 namespace ic::app {
 
@@ -26,7 +26,7 @@ class AwsStack {
   sqs::SqsClient& sqs() { return sqs_client_; }
 
  private:
-  aws::CurlHttpTransport transport_;
+  http::CurlHttpTransport transport_;
   std::unique_ptr<aws::CredentialsChain> credentials_;
   aws::RetryPolicy retry_;
   aws::JsonClient dynamodb_;

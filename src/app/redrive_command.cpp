@@ -22,7 +22,7 @@ int redrive(AwsStack& aws, const RedriveOptions& options) {
       return 1;
     }
     if (batch->empty()) break;
-    for (const sqs::Message& message : *batch) {
+    for (const consumer::Message& message : *batch) {
       // The failure attributes described the last attempt; the redriven copy starts clean.
       auto sent = client.send(options.queue_url, {.body = message.body});
       if (!sent) {
@@ -30,7 +30,7 @@ int redrive(AwsStack& aws, const RedriveOptions& options) {
                                  sent.error().code, sent.error().message);
         return 1;
       }
-      const sqs::DeleteEntry entry{message.message_id, message.receipt_handle};
+      const consumer::DeleteEntry entry{message.message_id, message.receipt_handle};
       auto deleted = client.delete_batch(options.dlq_url, std::span(&entry, 1));
       if (!deleted || !deleted->front()) {
         std::cerr << fmt::format(

@@ -10,11 +10,11 @@
 #include "adapters/bank_http/core_banking_client.hpp"
 #include "adapters/bank_http/notification_client.hpp"
 #include "adapters/dynamodb/dynamodb_store.hpp"
-#include "adapters/sqs/listener_container.hpp"
 #include "app/aws_stack.hpp"
 #include "app/system_adapters.hpp"
 #include "app/telemetry.hpp"
 #include "application/charge_message_handler.hpp"
+#include "consumer/listener_container.hpp"
 #include "observability/admin_server.hpp"
 
 namespace ic::app {
@@ -24,7 +24,7 @@ using namespace std::chrono_literals;
 
 // The bank answers in milliseconds; 10 s bounds a hung call well inside any sane lease, and a
 // timeout is safe to retry because the bank dedupes on chargeId.
-constexpr aws::HttpTimeouts kBankTimeouts{.connect = 2s, .total = 10s};
+constexpr http::HttpTimeouts kBankTimeouts{.connect = 2s, .total = 10s};
 constexpr std::string_view kReadinessProbeKey = "__readiness_probe__";
 constexpr auto kReadinessProbeInterval = 5s;
 
@@ -82,15 +82,15 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   dynamodb::DynamoDbIdempotencyStore store(
       aws.dynamodb(), {.name = settings.table, .retention = settings.retention});
   sqs::SqsQueue queue(aws.sqs(), settings.queue_url, settings.dlq_url);
-  aws::CurlHttpTransport bank_transport;
+  http::CurlHttpTransport bank_transport;
   bank::CoreBankingClient bank(bank_transport, *bank_endpoint);
   bank::NotificationClient notifier(bank_transport, *notify_endpoint);
   SystemClock clock;
   RandomTokens tokens;
   const std::string owner = worker_identity();
 
-  charge::ChargeRecoveryService service(store, bank, notifier, clock, tokens, telemetry,
-                                        {.lease = settings.lease, .owner = owner});
+  application::ChargeRecoveryService service(store, bank, notifier, clock, tokens, telemetry,
+                                             {.lease = settings.lease, .owner = owner});
   const application::ChargeMessageHandler handler(service);
 
   obs::AdminServer admin(*admin_addr, metrics);
@@ -122,13 +122,13 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
     }
   });
 
-  sqs::ListenerContainer container(
+  consumer::ListenerContainer container(
       queue,
-      [&](const sqs::Message& message, idem::LeaseHeartbeat& heartbeat) {
+      [&](const consumer::Message& message, consumer::LeaseHeartbeat& heartbeat) {
         const MessageScope scope(message.message_id);
-        idem::Disposition disposition =
+        consumer::Disposition disposition =
             handler.handle(message.body, message.receive_count, heartbeat);
-        if (const auto* dead = std::get_if<idem::DeadLetter>(&disposition)) {
+        if (const auto* dead = std::get_if<consumer::DeadLetter>(&disposition)) {
           log.warn("dead-lettering", {{"messageId", message.message_id},
                                       {"chargeId", dead->key},
                                       {"failureReason", dead->reason},

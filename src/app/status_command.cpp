@@ -8,7 +8,7 @@
 namespace ic::app {
 namespace {
 
-std::int64_t epoch_ms(idem::Instant t) {
+std::int64_t epoch_ms(Instant t) {
   return t.time_since_epoch().count();
 }
 

@@ -25,8 +25,8 @@ std::string random_hex(std::size_t bytes) {
 
 }  // namespace
 
-idem::Instant SystemClock::now() const {
-  return std::chrono::time_point_cast<idem::Millis>(std::chrono::system_clock::now());
+Instant SystemClock::now() const {
+  return std::chrono::time_point_cast<Millis>(std::chrono::system_clock::now());
 }
 
 std::string RandomTokens::next() {

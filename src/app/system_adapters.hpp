@@ -3,14 +3,14 @@
 
 #include <string>
 
+#include "core/time.hpp"
 #include "domain/ports.hpp"
-#include "idempotency/time.hpp"
 
 namespace ic::app {
 
-class SystemClock final : public idem::Clock {
+class SystemClock final : public Clock {
  public:
-  [[nodiscard]] idem::Instant now() const override;
+  [[nodiscard]] Instant now() const override;
 };
 
 // 128 random bits from OpenSSL's CSPRNG, hex encoded: unguessable fencing tokens.

@@ -139,18 +139,18 @@ void Telemetry::on_received(std::size_t count) {
   received_.with({}).inc(count);
 }
 
-void Telemetry::on_receive_error(const sqs::QueueError& error, idem::Millis delay) {
+void Telemetry::on_receive_error(const consumer::QueueError& error, Millis delay) {
   receive_errors_.with({error.code}).inc();
   log_.warn("receive failed; backing off", {{"code", error.code},
-                                            {"class", sqs::to_string(error.error_class)},
+                                            {"class", consumer::to_string(error.error_class)},
                                             {"detail", error.message},
                                             {"backoffMs", delay.count()}});
 }
 
-void Telemetry::on_disposition(sqs::DispositionKind kind, std::string_view reason,
-                               idem::Millis processing_time) {
-  dispositions_.with({sqs::to_string(kind), reason}).inc();
-  if (kind == sqs::DispositionKind::DeadLetter) dlq_forwards_.with({reason}).inc();
+void Telemetry::on_disposition(consumer::DispositionKind kind, std::string_view reason,
+                               Millis processing_time) {
+  dispositions_.with({consumer::to_string(kind), reason}).inc();
+  if (kind == consumer::DispositionKind::DeadLetter) dlq_forwards_.with({reason}).inc();
   processing_.with({}).observe(std::chrono::duration<double>(processing_time).count());
 }
 
@@ -159,17 +159,17 @@ void Telemetry::on_handler_error(std::string_view message_id, std::string_view w
              {{"messageId", message_id}, {"detail", what}});
 }
 
-void Telemetry::on_dlq_send_failed(std::string_view message_id, const sqs::QueueError& error) {
+void Telemetry::on_dlq_send_failed(std::string_view message_id, const consumer::QueueError& error) {
   log_.error("DLQ forward failed; message kept for retry",
              {{"messageId", message_id}, {"code", error.code}, {"detail", error.message}});
 }
 
-void Telemetry::on_batch_entry_failed(sqs::BatchAction action, std::string_view message_id,
-                                      const sqs::QueueError& error, bool final) {
-  batch_failures_.with({sqs::to_string(action), final ? "true" : "false"}).inc();
+void Telemetry::on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
+                                      const consumer::QueueError& error, bool final) {
+  batch_failures_.with({consumer::to_string(action), final ? "true" : "false"}).inc();
   log_.log(final ? obs::LogLevel::kError : obs::LogLevel::kWarn, "batch entry failed",
            {{"messageId", message_id},
-            {"action", sqs::to_string(action)},
+            {"action", consumer::to_string(action)},
             {"code", error.code},
             {"detail", error.message},
             {"final", final}});
@@ -181,7 +181,7 @@ void Telemetry::on_heartbeat(std::string_view message_id, bool extended) {
 }
 
 void Telemetry::on_heartbeat_visibility_failed(std::string_view message_id,
-                                               const sqs::QueueError& error) {
+                                               const consumer::QueueError& error) {
   log_.warn("heartbeat could not extend visibility",
             {{"messageId", message_id}, {"code", error.code}, {"detail", error.message}});
 }

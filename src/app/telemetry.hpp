@@ -4,9 +4,9 @@
 
 #include <string_view>
 
-#include "adapters/sqs/listener_observer.hpp"
+#include "application/charge_observer.hpp"
 #include "aws/json_client.hpp"
-#include "domain/charge_observer.hpp"
+#include "consumer/listener_observer.hpp"
 #include "observability/json_log.hpp"
 #include "observability/metrics.hpp"
 
@@ -25,8 +25,8 @@ class MessageScope {
 
 // Thread-safety: every hook is called concurrently from workers, receivers and timers; the
 // logger and the metric series are thread-safe. Ownership: borrows logger and registry.
-class Telemetry final : public charge::ChargeObserver,
-                        public sqs::ListenerObserver,
+class Telemetry final : public application::ChargeObserver,
+                        public consumer::ListenerObserver,
                         public aws::JsonClientObserver {
  public:
   Telemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
@@ -43,16 +43,16 @@ class Telemetry final : public charge::ChargeObserver,
 
   // ListenerObserver
   void on_received(std::size_t count) override;
-  void on_receive_error(const sqs::QueueError& error, idem::Millis delay) override;
-  void on_disposition(sqs::DispositionKind kind, std::string_view reason,
-                      idem::Millis processing_time) override;
+  void on_receive_error(const consumer::QueueError& error, Millis delay) override;
+  void on_disposition(consumer::DispositionKind kind, std::string_view reason,
+                      Millis processing_time) override;
   void on_handler_error(std::string_view message_id, std::string_view what) override;
-  void on_dlq_send_failed(std::string_view message_id, const sqs::QueueError& error) override;
-  void on_batch_entry_failed(sqs::BatchAction action, std::string_view message_id,
-                             const sqs::QueueError& error, bool final) override;
+  void on_dlq_send_failed(std::string_view message_id, const consumer::QueueError& error) override;
+  void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
+                             const consumer::QueueError& error, bool final) override;
   void on_heartbeat(std::string_view message_id, bool extended) override;
   void on_heartbeat_visibility_failed(std::string_view message_id,
-                                      const sqs::QueueError& error) override;
+                                      const consumer::QueueError& error) override;
   void on_in_flight(std::size_t count) override;
   void on_returned_unstarted(std::size_t count) override;
   void on_grace_exceeded(std::size_t still_running) override;

@@ -6,12 +6,12 @@
 
 namespace ic::application {
 
-idem::Disposition ChargeMessageHandler::handle(std::string_view body, int receive_count,
-                                               idem::LeaseHeartbeat& heartbeat) const {
+consumer::Disposition ChargeMessageHandler::handle(std::string_view body, int receive_count,
+                                                   consumer::LeaseHeartbeat& heartbeat) const {
   auto decoded = decode_charge_due_event(body);
   if (!decoded) {
-    return idem::DeadLetter{std::string(charge::dlq_reason::kInvalidMessage),
-                            decoded.error().detail(), ""};
+    return consumer::DeadLetter{std::string(charge::dlq_reason::kInvalidMessage),
+                                decoded.error().detail(), ""};
   }
   const std::string hash = payload_hash(*decoded);
   return service_.handle({.charge = *decoded, .payload_hash = hash, .receive_count = receive_count},

@@ -5,22 +5,22 @@
 
 #include <string_view>
 
-#include "domain/charge_recovery_service.hpp"
-#include "idempotency/disposition.hpp"
-#include "idempotency/lease_heartbeat.hpp"
+#include "application/charge_recovery_service.hpp"
+#include "consumer/disposition.hpp"
+#include "consumer/lease_heartbeat.hpp"
 
 namespace ic::application {
 
 // Thread-safety: as the service it wraps (handle() runs on every worker concurrently).
 class ChargeMessageHandler {
  public:
-  explicit ChargeMessageHandler(charge::ChargeRecoveryService& service) : service_(service) {}
+  explicit ChargeMessageHandler(ChargeRecoveryService& service) : service_(service) {}
 
-  [[nodiscard]] idem::Disposition handle(std::string_view body, int receive_count,
-                                         idem::LeaseHeartbeat& heartbeat) const;
+  [[nodiscard]] consumer::Disposition handle(std::string_view body, int receive_count,
+                                             consumer::LeaseHeartbeat& heartbeat) const;
 
  private:
-  charge::ChargeRecoveryService& service_;
+  ChargeRecoveryService& service_;
 };
 
 }  // namespace ic::application

@@ -15,7 +15,7 @@ struct AwsError {
   ErrorClass error_class = ErrorClass::Retryable;
   std::string code;      // error type after '#', e.g. ConditionalCheckFailedException;
                          // for transport failures: CouldNotConnect, TimeoutBeforeSend,
-                         // TimeoutAfterSend, TransportError
+                         // TimeoutAfterSend, http::TransportError
   std::string message;   // never contains a credential or a signature
   long http_status = 0;  // 0 when no response arrived
   // True when the request may have taken effect although we saw a failure (timed out after

@@ -74,7 +74,7 @@ std::optional<std::string> CredentialsChain::active_provider() const {
 }
 
 std::unique_ptr<CredentialsChain> make_default_credentials_chain(EnvLookup env,
-                                                                 HttpTransport& transport,
+                                                                 http::HttpTransport& transport,
                                                                  WallClock clock) {
   std::vector<NamedProvider> providers;
   providers.push_back({"environment", std::make_unique<EnvironmentCredentialsProvider>(env)});

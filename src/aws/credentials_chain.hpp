@@ -18,7 +18,7 @@
 
 #include "aws/credentials.hpp"
 #include "aws/endpoints.hpp"
-#include "aws/http.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::aws {
 
@@ -64,7 +64,7 @@ class CredentialsChain final : public CredentialsProvider {
 
 // The SDK-order chain over the real providers. `env` is the composition root's lookup.
 [[nodiscard]] std::unique_ptr<CredentialsChain> make_default_credentials_chain(
-    EnvLookup env, HttpTransport& transport,
+    EnvLookup env, http::HttpTransport& transport,
     WallClock clock = [] { return std::chrono::system_clock::now(); });
 
 }  // namespace ic::aws

@@ -39,7 +39,7 @@ std::string trim(std::string s) {
 
 }  // namespace
 
-bool container_full_uri_allowed(const UrlParts& url) {
+bool container_full_uri_allowed(const http::UrlParts& url) {
   if (url.scheme == "https") return true;
   if (url.scheme != "http") return false;
   static constexpr std::array<std::string_view, 5> kHosts = {"localhost", "::1", "169.254.170.2",
@@ -47,12 +47,12 @@ bool container_full_uri_allowed(const UrlParts& url) {
   return std::ranges::find(kHosts, url.host) != kHosts.end() || is_loopback_ipv4(url.host);
 }
 
-std::expected<HttpRequest, AwsError> ContainerCredentialsProvider::build_request() const {
-  HttpRequest request{.method = "GET"};
+std::expected<http::HttpRequest, AwsError> ContainerCredentialsProvider::build_request() const {
+  http::HttpRequest request{.method = "GET"};
   if (auto relative = env_value(env_, "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI")) {
     request.url = agent_url_ + *relative;
   } else if (auto full = env_value(env_, "AWS_CONTAINER_CREDENTIALS_FULL_URI")) {
-    const auto url = parse_url(*full);
+    const auto url = http::parse_url(*full);
     if (!url || !container_full_uri_allowed(*url)) {
       return std::unexpected(credentials_invalid(fmt::format(
           "{}: AWS_CONTAINER_CREDENTIALS_FULL_URI must be https, or http to a loopback or "

@@ -16,31 +16,31 @@
 
 #include "aws/credentials.hpp"
 #include "aws/endpoints.hpp"
-#include "aws/http.hpp"
-#include "aws/url.hpp"
+#include "http/http_transport.hpp"
+#include "http/url.hpp"
 
 namespace ic::aws {
 
 inline constexpr std::string_view kEcsAgentUrl = "http://169.254.170.2";
 
 // True when the SDKs would send container credentials to this URL.
-[[nodiscard]] bool container_full_uri_allowed(const UrlParts& url);
+[[nodiscard]] bool container_full_uri_allowed(const http::UrlParts& url);
 
-// Thread-safety: safe to call concurrently if the transport is (HttpTransport's contract).
+// Thread-safety: safe to call concurrently if the transport is (http::HttpTransport's contract).
 // Ownership: the transport is borrowed and must outlive the provider. Fetches on every call;
 // the chain caches.
 class ContainerCredentialsProvider final : public CredentialsProvider {
  public:
-  ContainerCredentialsProvider(EnvLookup env, HttpTransport& transport,
+  ContainerCredentialsProvider(EnvLookup env, http::HttpTransport& transport,
                                std::string agent_url = std::string(kEcsAgentUrl))
       : env_(std::move(env)), transport_(transport), agent_url_(std::move(agent_url)) {}
   [[nodiscard]] std::expected<Credentials, AwsError> credentials() override;
 
  private:
-  [[nodiscard]] std::expected<HttpRequest, AwsError> build_request() const;
+  [[nodiscard]] std::expected<http::HttpRequest, AwsError> build_request() const;
 
   EnvLookup env_;
-  HttpTransport& transport_;
+  http::HttpTransport& transport_;
   std::string agent_url_;
 };
 

@@ -11,15 +11,15 @@
 namespace ic::aws::credentials_http {
 namespace {
 
-std::string_view failure_name(TransportFailure failure) {
+std::string_view failure_name(http::TransportFailure failure) {
   switch (failure) {
-    case TransportFailure::CouldNotConnect:
+    case http::TransportFailure::CouldNotConnect:
       return "could not connect";
-    case TransportFailure::TimeoutBeforeSend:
+    case http::TransportFailure::TimeoutBeforeSend:
       return "connect timeout";
-    case TransportFailure::TimeoutAfterSend:
+    case http::TransportFailure::TimeoutAfterSend:
       return "timeout waiting for the answer";
-    case TransportFailure::Interrupted:
+    case http::TransportFailure::Interrupted:
       return "connection interrupted";
   }
   return "transport failure";
@@ -39,8 +39,9 @@ std::string string_field(const nlohmann::json& doc, const char* name) {
 
 }  // namespace
 
-std::expected<HttpResponse, AwsError> fetch(HttpTransport& transport, const HttpRequest& request,
-                                            std::string_view source) {
+std::expected<http::HttpResponse, AwsError> fetch(http::HttpTransport& transport,
+                                                  const http::HttpRequest& request,
+                                                  std::string_view source) {
   auto response = transport.send(request, kMetadataTimeouts);
   if (!response) {
     return std::unexpected(

@@ -12,20 +12,20 @@
 
 #include "aws/aws_error.hpp"
 #include "aws/credentials.hpp"
-#include "aws/http.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::aws::credentials_http {
 
 // Metadata endpoints are link-local or loopback: they answer at once or not at all, and a
 // host outside AWS must not stall start-up behind them.
-inline constexpr HttpTimeouts kMetadataTimeouts{.connect = std::chrono::milliseconds{1000},
-                                                .total = std::chrono::milliseconds{3000}};
+inline constexpr http::HttpTimeouts kMetadataTimeouts{.connect = std::chrono::milliseconds{1000},
+                                                      .total = std::chrono::milliseconds{3000}};
 
 // Sends `request`; a transport failure or 5xx is Retryable, any other non-2xx Permanent. The
 // error names `source` and the status, never the URL's credentials or the body.
-[[nodiscard]] std::expected<HttpResponse, AwsError> fetch(HttpTransport& transport,
-                                                          const HttpRequest& request,
-                                                          std::string_view source);
+[[nodiscard]] std::expected<http::HttpResponse, AwsError> fetch(http::HttpTransport& transport,
+                                                                const http::HttpRequest& request,
+                                                                std::string_view source);
 
 // AccessKeyId and SecretAccessKey are required; Token and Expiration optional but Expiration
 // must parse when present. `source` prefixes error messages.

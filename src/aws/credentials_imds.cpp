@@ -36,7 +36,7 @@ std::string first_line(std::string_view body) {
 std::expected<std::string, AwsError> ImdsCredentialsProvider::get(const std::string& base,
                                                                   const std::string& path,
                                                                   const std::string& token) {
-  const HttpRequest request{
+  const http::HttpRequest request{
       .method = "GET", .url = base + path, .headers = {{"x-aws-ec2-metadata-token", token}}};
   auto response = credentials_http::fetch(transport_, request, kSource);
   if (!response) return std::unexpected(std::move(response.error()));
@@ -52,7 +52,7 @@ std::expected<Credentials, AwsError> ImdsCredentialsProvider::credentials() {
       env_value(env_, "AWS_EC2_METADATA_SERVICE_ENDPOINT").value_or(std::string(kImdsEndpoint));
   while (base.ends_with('/')) base.pop_back();
 
-  const HttpRequest token_request{
+  const http::HttpRequest token_request{
       .method = "PUT",
       .url = fmt::format("{}/latest/api/token", base),
       .headers = {{"x-aws-ec2-metadata-token-ttl-seconds", std::string(kTokenTtlSeconds)}}};

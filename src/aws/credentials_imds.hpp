@@ -14,7 +14,7 @@
 
 #include "aws/credentials.hpp"
 #include "aws/endpoints.hpp"
-#include "aws/http.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::aws {
 
@@ -26,7 +26,7 @@ inline constexpr std::string_view kImdsEndpoint = "http://169.254.169.254";
 // caches the credentials.
 class ImdsCredentialsProvider final : public CredentialsProvider {
  public:
-  ImdsCredentialsProvider(EnvLookup env, HttpTransport& transport)
+  ImdsCredentialsProvider(EnvLookup env, http::HttpTransport& transport)
       : env_(std::move(env)), transport_(transport) {}
   [[nodiscard]] std::expected<Credentials, AwsError> credentials() override;
 
@@ -36,7 +36,7 @@ class ImdsCredentialsProvider final : public CredentialsProvider {
                                                          const std::string& token);
 
   EnvLookup env_;
-  HttpTransport& transport_;
+  http::HttpTransport& transport_;
 };
 
 }  // namespace ic::aws

@@ -63,7 +63,7 @@ ErrorClass classify_error(std::string_view code, long http_status) {
   return ErrorClass::Permanent;
 }
 
-AwsError map_http_error(const HttpResponse& response) {
+AwsError map_http_error(const http::HttpResponse& response) {
   AwsError error;
   error.http_status = response.status;
   error.response_body = response.body;
@@ -88,16 +88,16 @@ AwsError map_http_error(const HttpResponse& response) {
   return error;
 }
 
-AwsError map_transport_error(const TransportError& error) {
-  constexpr auto code_of = [](TransportFailure failure) -> const char* {
+AwsError map_transport_error(const http::TransportError& error) {
+  constexpr auto code_of = [](http::TransportFailure failure) -> const char* {
     switch (failure) {
-      case TransportFailure::CouldNotConnect:
+      case http::TransportFailure::CouldNotConnect:
         return "CouldNotConnect";
-      case TransportFailure::TimeoutBeforeSend:
+      case http::TransportFailure::TimeoutBeforeSend:
         return "TimeoutBeforeSend";
-      case TransportFailure::TimeoutAfterSend:
+      case http::TransportFailure::TimeoutAfterSend:
         return "TimeoutAfterSend";
-      case TransportFailure::Interrupted:
+      case http::TransportFailure::Interrupted:
         return "TransportError";
     }
     return "TransportError";

@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "aws/aws_error.hpp"
-#include "aws/http.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::aws {
 
@@ -21,10 +21,10 @@ namespace ic::aws {
 [[nodiscard]] ErrorClass classify_error(std::string_view code, long http_status);
 
 // A non-2xx reply as an AwsError; keeps the raw body in `response_body`.
-[[nodiscard]] AwsError map_http_error(const HttpResponse& response);
+[[nodiscard]] AwsError map_http_error(const http::HttpResponse& response);
 
 // A failure before any reply; `ambiguous` when the request may have reached the service.
-[[nodiscard]] AwsError map_transport_error(const TransportError& error);
+[[nodiscard]] AwsError map_transport_error(const http::TransportError& error);
 
 // Errors caused by our clock disagreeing with the service's (RequestTimeTooSkewed,
 // RequestExpired, signature errors that say the signature is expired or not yet current).

@@ -28,7 +28,7 @@ JsonClientHooks with_defaults(JsonClientHooks hooks) {
   return hooks;
 }
 
-AwsError malformed_reply(const HttpResponse& response, std::string_view what) {
+AwsError malformed_reply(const http::HttpResponse& response, std::string_view what) {
   // The service answered 2xx, so a write has happened: the caller must treat it as unknown.
   return AwsError{.error_class = ErrorClass::Retryable,
                   .code = "MalformedResponse",
@@ -40,7 +40,7 @@ AwsError malformed_reply(const HttpResponse& response, std::string_view what) {
 
 }  // namespace
 
-JsonClient::JsonClient(JsonServiceConfig config, HttpTransport& transport,
+JsonClient::JsonClient(JsonServiceConfig config, http::HttpTransport& transport,
                        CredentialsProvider& credentials, RetryPolicy& retry, JsonClientHooks hooks)
     : config_(std::move(config)),
       url_(config_.endpoint + "/"),
@@ -96,7 +96,7 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
   auto credentials = credentials_.credentials();
   if (!credentials) return std::unexpected(credentials.error());
 
-  HttpRequest request{
+  http::HttpRequest request{
       .method = "POST",
       .url = url_,
       .headers = {{"content-type", "application/x-amz-json-1.0"},
@@ -125,7 +125,7 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
   return parsed;
 }
 
-void JsonClient::learn_skew(const HttpResponse& response) {
+void JsonClient::learn_skew(const http::HttpResponse& response) {
   const auto* date = response.header("date");
   if (!date) return;
   const auto server_time = parse_http_date(*date);

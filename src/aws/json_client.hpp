@@ -22,8 +22,8 @@
 
 #include "aws/aws_error.hpp"
 #include "aws/credentials.hpp"
-#include "aws/http.hpp"
 #include "aws/retry_policy.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::aws {
 
@@ -33,7 +33,7 @@ struct JsonServiceConfig {
   std::string target_prefix;  // e.g. "DynamoDB_20120810", "AmazonSQS"
   std::string endpoint;       // scheme://host[:port][/path], see endpoints.hpp
   std::string region;         // SigV4 region, e.g. "us-east-1"
-  HttpTimeouts timeouts{};
+  http::HttpTimeouts timeouts{};
 };
 
 // One HTTP attempt of a call, reported after it finished.
@@ -69,8 +69,8 @@ struct JsonClientHooks {
 // its retry quota) may be shared by several clients.
 class JsonClient {
  public:
-  JsonClient(JsonServiceConfig config, HttpTransport& transport, CredentialsProvider& credentials,
-             RetryPolicy& retry, JsonClientHooks hooks = {});
+  JsonClient(JsonServiceConfig config, http::HttpTransport& transport,
+             CredentialsProvider& credentials, RetryPolicy& retry, JsonClientHooks hooks = {});
 
   // Sends `request` as operation `operation` (e.g. "UpdateItem"), retrying retryable failures
   // with a fresh signature per attempt and one invocation id across attempts. On failure the
@@ -89,11 +89,11 @@ class JsonClient {
   [[nodiscard]] std::expected<nlohmann::json, AwsError> attempt_once(
       std::string_view operation, const std::string& body, const std::string& invocation_id,
       int attempt, long& http_status);
-  void learn_skew(const HttpResponse& response);
+  void learn_skew(const http::HttpResponse& response);
 
   JsonServiceConfig config_;
   std::string url_;
-  HttpTransport& transport_;
+  http::HttpTransport& transport_;
   CredentialsProvider& credentials_;
   RetryPolicy& retry_;
   JsonClientHooks hooks_;

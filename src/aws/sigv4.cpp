@@ -12,7 +12,7 @@
 #include <stdexcept>
 
 #include "aws/sigv4_canonical.hpp"
-#include "aws/url.hpp"
+#include "http/url.hpp"
 
 namespace ic::aws {
 namespace {
@@ -115,19 +115,19 @@ bool iequals(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [&](char x, char y) { return lower(x) == lower(y); });
 }
 
-bool has_header(const Headers& headers, std::string_view name) {
+bool has_header(const http::Headers& headers, std::string_view name) {
   return std::ranges::any_of(headers, [&](const auto& h) { return iequals(h.first, name); });
 }
 
-void erase_header(Headers& headers, std::string_view name) {
+void erase_header(http::Headers& headers, std::string_view name) {
   std::erase_if(headers, [&](const auto& h) { return iequals(h.first, name); });
 }
 
 }  // namespace
 
-SigningArtifacts compute_signature(const HttpRequest& request, const Credentials& credentials,
+SigningArtifacts compute_signature(const http::HttpRequest& request, const Credentials& credentials,
                                    const SigningParams& params) {
-  const auto url = parse_url(request.url);
+  const auto url = http::parse_url(request.url);
   if (!url) throw std::invalid_argument("sigv4: request.url is not an absolute URL");
 
   const auto headers = sigv4::canonical_headers(request.headers);
@@ -153,14 +153,14 @@ SigningArtifacts compute_signature(const HttpRequest& request, const Credentials
   return out;
 }
 
-void sign_request(HttpRequest& request, const Credentials& credentials,
+void sign_request(http::HttpRequest& request, const Credentials& credentials,
                   const SigningParams& params) {
   // A retry re-signs the same request: drop what the previous attempt added.
   erase_header(request.headers, "authorization");
   erase_header(request.headers, "x-amz-date");
   erase_header(request.headers, "x-amz-security-token");
   if (!has_header(request.headers, "host")) {
-    const auto url = parse_url(request.url);
+    const auto url = http::parse_url(request.url);
     if (!url) throw std::invalid_argument("sigv4: request.url is not an absolute URL");
     request.headers.emplace_back("host", url->authority());
   }

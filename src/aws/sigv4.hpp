@@ -1,7 +1,8 @@
 // AWS Signature Version 4 for requests with a body in memory (all our JSON calls).
 //
-//   HttpRequest req{.method = "POST", .url = "https://dynamodb.eu-west-1.amazonaws.com/", ...};
-//   sign_request(req, credentials, {.region = "eu-west-1", .service = "dynamodb", .time = now});
+//   http::HttpRequest req{.method = "POST", .url = "https://dynamodb.eu-west-1.amazonaws.com/",
+//   ...}; sign_request(req, credentials, {.region = "eu-west-1", .service = "dynamodb", .time =
+//   now});
 //   // req.headers now carry host, x-amz-date, [x-amz-security-token,] authorization
 #pragma once
 
@@ -10,7 +11,7 @@
 #include <string_view>
 
 #include "aws/credentials.hpp"
-#include "aws/http.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::aws {
 
@@ -28,13 +29,13 @@ struct SigningArtifacts {
 };
 
 // Computes the signature over `request` as it stands (headers it already has are signed).
-[[nodiscard]] SigningArtifacts compute_signature(const HttpRequest& request,
+[[nodiscard]] SigningArtifacts compute_signature(const http::HttpRequest& request,
                                                  const Credentials& credentials,
                                                  const SigningParams& params);
 
 // Adds host (when absent), x-amz-date, x-amz-security-token (when the credentials have one)
 // and authorization, then signs. Call again on every retry: the date is part of the signature.
-void sign_request(HttpRequest& request, const Credentials& credentials,
+void sign_request(http::HttpRequest& request, const Credentials& credentials,
                   const SigningParams& params);
 
 }  // namespace ic::aws

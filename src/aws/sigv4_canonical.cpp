@@ -139,7 +139,7 @@ std::string canonical_query(std::string_view query) {
   return out;
 }
 
-CanonicalHeaders canonical_headers(const Headers& headers) {
+CanonicalHeaders canonical_headers(const http::Headers& headers) {
   // Stable sort keeps the request order of repeated names, which the signature depends on.
   std::vector<std::pair<std::string, std::string>> entries;
   entries.reserve(headers.size());

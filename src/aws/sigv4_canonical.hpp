@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "aws/http.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::aws::sigv4 {
 
@@ -28,8 +28,8 @@ struct CanonicalHeaders {
 };
 
 // Names lower-cased; values trimmed with inner whitespace runs (including folded lines)
-// collapsed to one space; repeated names joined with ',' in request order. Headers that
+// collapsed to one space; repeated names joined with ',' in request order. http::Headers that
 // hops or proxies rewrite (user-agent, expect, ...) and authorization itself are not signed.
-[[nodiscard]] CanonicalHeaders canonical_headers(const Headers& headers);
+[[nodiscard]] CanonicalHeaders canonical_headers(const http::Headers& headers);
 
 }  // namespace ic::aws::sigv4

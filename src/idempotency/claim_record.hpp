@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "idempotency/time.hpp"
+#include "core/time.hpp"
 
 namespace ic::idem {
 

@@ -46,12 +46,12 @@ bool valid_idempotency_key(std::string_view key) {
          std::ranges::all_of(key, charge::rules::is_identifier_char);
 }
 
-std::expected<aws::HttpResponse, aws::TransportError> post_json(aws::HttpTransport& transport,
-                                                                const BankEndpoint& endpoint,
-                                                                std::string_view path,
-                                                                std::string_view key,
-                                                                std::string body) {
-  aws::HttpRequest request{
+std::expected<http::HttpResponse, http::TransportError> post_json(http::HttpTransport& transport,
+                                                                  const BankEndpoint& endpoint,
+                                                                  std::string_view path,
+                                                                  std::string_view key,
+                                                                  std::string body) {
+  http::HttpRequest request{
       .method = "POST",
       .url = endpoint.url(path),
       .headers = {{"Content-Type", "application/json"},
@@ -78,26 +78,26 @@ bool is_machine_code(std::string_view text) {
          std::ranges::all_of(text, charge::rules::is_upper_code_char);
 }
 
-std::string describe(const aws::TransportError& error) {
+std::string describe(const http::TransportError& error) {
   std::string_view what;
   switch (error.failure) {
-    case aws::TransportFailure::CouldNotConnect:
+    case http::TransportFailure::CouldNotConnect:
       what = "connection failed (request not sent)";
       break;
-    case aws::TransportFailure::TimeoutBeforeSend:
+    case http::TransportFailure::TimeoutBeforeSend:
       what = "connect timed out (request not sent)";
       break;
-    case aws::TransportFailure::TimeoutAfterSend:
+    case http::TransportFailure::TimeoutAfterSend:
       what = "timed out after the request was sent (outcome unknown)";
       break;
-    case aws::TransportFailure::Interrupted:
+    case http::TransportFailure::Interrupted:
       what = "connection dropped after the request was sent (outcome unknown)";
       break;
   }
   return fmt::format("{}: {}", what, printable_prefix(error.detail));
 }
 
-std::string describe(const aws::HttpResponse& response, const charge::AccountId& account) {
+std::string describe(const http::HttpResponse& response, const charge::AccountId& account) {
   std::string out = fmt::format("HTTP {}", response.status);
   if (auto code = json_string_field(response.body, "code", is_machine_code)) out += " " + *code;
   if (auto explanation = bank_explanation(response.body, account); !explanation.empty()) {

@@ -8,8 +8,8 @@
 #include <string_view>
 
 #include "adapters/bank_http/bank_endpoint.hpp"
-#include "aws/http.hpp"
 #include "domain/charge.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::bank {
 
@@ -19,8 +19,8 @@ namespace ic::bank {
 
 // POST {base}{path} with Content-Type: application/json and Idempotency-Key: key.
 // Precondition: valid_idempotency_key(key).
-[[nodiscard]] std::expected<aws::HttpResponse, aws::TransportError> post_json(
-    aws::HttpTransport& transport, const BankEndpoint& endpoint, std::string_view path,
+[[nodiscard]] std::expected<http::HttpResponse, http::TransportError> post_json(
+    http::HttpTransport& transport, const BankEndpoint& endpoint, std::string_view path,
     std::string_view key, std::string body);
 
 // The string member `name` of a JSON object body when it passes `accept`; nullopt when the
@@ -33,12 +33,12 @@ namespace ic::bank {
 [[nodiscard]] bool is_machine_code(std::string_view text);
 
 // "connection failed: ...", "timed out after the request was sent (outcome unknown): ...".
-[[nodiscard]] std::string describe(const aws::TransportError& error);
+[[nodiscard]] std::string describe(const http::TransportError& error);
 
 // "HTTP 503 TRANSIENT_FAILURE: <bank's detail>": the status, the body's "code" when it is a
 // machine code, and its "detail"/"message" cut to printable ASCII and 200 characters, with
 // every occurrence of the account number replaced by its masked form.
-[[nodiscard]] std::string describe(const aws::HttpResponse& response,
+[[nodiscard]] std::string describe(const http::HttpResponse& response,
                                    const charge::AccountId& account);
 
 }  // namespace ic::bank

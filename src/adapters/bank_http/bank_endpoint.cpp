@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <charconv>
 
-#include "aws/url.hpp"
+#include "http/url.hpp"
 
 namespace ic::bank {
 namespace {
@@ -19,7 +19,7 @@ std::expected<void, std::string> check_url(std::string_view url) {
   if (std::ranges::any_of(url, [](char c) { return c <= ' ' || c == '\x7f'; })) {
     return std::unexpected("must not contain spaces, control or non-ASCII characters");
   }
-  const auto parts = aws::parse_url(url);
+  const auto parts = http::parse_url(url);
   if (!parts) return std::unexpected("must be an absolute URL: http(s)://host[:port][/path]");
   if (parts->scheme != "http" && parts->scheme != "https") {
     return std::unexpected("scheme must be http or https");
@@ -39,7 +39,7 @@ std::expected<void, std::string> check_url(std::string_view url) {
 }  // namespace
 
 std::expected<BankEndpoint, std::string> BankEndpoint::create(std::string_view base_url,
-                                                              aws::HttpTimeouts timeouts) {
+                                                              http::HttpTimeouts timeouts) {
   if (auto checked = check_url(base_url); !checked) {
     return std::unexpected("invalid base URL: " + checked.error());
   }

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "aws/http.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::bank {
 
@@ -23,19 +23,19 @@ class BankEndpoint {
   // would end up in logs), a query or fragment (paths are appended), spaces or control
   // characters, and timeouts that are not positive or a connect timeout above the total.
   [[nodiscard]] static std::expected<BankEndpoint, std::string> create(std::string_view base_url,
-                                                                       aws::HttpTimeouts timeouts);
+                                                                       http::HttpTimeouts timeouts);
 
   // The base URL followed by `path`, which starts with '/'.
   [[nodiscard]] std::string url(std::string_view path) const;
   [[nodiscard]] const std::string& base_url() const { return base_url_; }
-  [[nodiscard]] const aws::HttpTimeouts& timeouts() const { return timeouts_; }
+  [[nodiscard]] const http::HttpTimeouts& timeouts() const { return timeouts_; }
 
  private:
-  BankEndpoint(std::string base_url, aws::HttpTimeouts timeouts)
+  BankEndpoint(std::string base_url, http::HttpTimeouts timeouts)
       : base_url_(std::move(base_url)), timeouts_(timeouts) {}
 
   std::string base_url_;  // without a trailing slash
-  aws::HttpTimeouts timeouts_;
+  http::HttpTimeouts timeouts_;
 };
 
 }  // namespace ic::bank

@@ -29,7 +29,7 @@ bool transient_status(long status) {
   return status >= 500 || status == 408 || status == 429;
 }
 
-charge::DebitResult map_reply(const aws::HttpResponse& reply, const charge::Charge& charge) {
+charge::DebitResult map_reply(const http::HttpResponse& reply, const charge::Charge& charge) {
   const long status = reply.status;
   if (status == 200 || status == 201) {
     if (auto id = json_string_field(reply.body, "debitId", is_debit_id)) {
@@ -56,7 +56,7 @@ charge::DebitResult map_reply(const aws::HttpResponse& reply, const charge::Char
 
 }  // namespace
 
-CoreBankingClient::CoreBankingClient(aws::HttpTransport& transport, BankEndpoint endpoint)
+CoreBankingClient::CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint)
     : transport_(transport), endpoint_(std::move(endpoint)) {}
 
 charge::DebitResult CoreBankingClient::debit(const charge::Charge& charge,

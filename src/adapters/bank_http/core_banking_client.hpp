@@ -2,7 +2,7 @@
 // the charge's idempotency key, the reply mapped onto Debited / DebitRejected /
 // DebitUnavailable.
 //
-//   aws::CurlHttpTransport transport;
+//   http::CurlHttpTransport transport;
 //   auto endpoint = bank::BankEndpoint::create(core_banking_url, {.connect = 1s, .total = 5s});
 //   bank::CoreBankingClient bank(transport, *endpoint);
 //   auto result = bank.debit(charge, charge.id.value());
@@ -32,8 +32,8 @@
 #pragma once
 
 #include "adapters/bank_http/bank_endpoint.hpp"
-#include "aws/http.hpp"
 #include "domain/ports.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::bank {
 
@@ -41,14 +41,14 @@ namespace ic::bank {
 // the transport is thread-safe. Ownership: borrows the transport, which must outlive it.
 class CoreBankingClient final : public charge::AccountDebitPort {
  public:
-  CoreBankingClient(aws::HttpTransport& transport, BankEndpoint endpoint);
+  CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint);
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: DebitUnavailable.
   [[nodiscard]] charge::DebitResult debit(const charge::Charge& charge,
                                           std::string_view idempotency_key) override;
 
  private:
-  aws::HttpTransport& transport_;
+  http::HttpTransport& transport_;
   const BankEndpoint endpoint_;
 };
 

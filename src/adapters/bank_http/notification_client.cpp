@@ -22,7 +22,7 @@ std::string notification_body(const charge::Charge& charge, std::string_view deb
 
 }  // namespace
 
-NotificationClient::NotificationClient(aws::HttpTransport& transport, BankEndpoint endpoint)
+NotificationClient::NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint)
     : transport_(transport), endpoint_(std::move(endpoint)) {}
 
 charge::NotificationResult NotificationClient::notify(const charge::Charge& charge,

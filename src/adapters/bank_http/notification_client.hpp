@@ -12,8 +12,8 @@
 #pragma once
 
 #include "adapters/bank_http/bank_endpoint.hpp"
-#include "aws/http.hpp"
 #include "domain/ports.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::bank {
 
@@ -21,7 +21,7 @@ namespace ic::bank {
 // the transport is thread-safe. Ownership: borrows the transport, which must outlive it.
 class NotificationClient final : public charge::NotificationPort {
  public:
-  NotificationClient(aws::HttpTransport& transport, BankEndpoint endpoint);
+  NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint);
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: NotificationFailed.
   [[nodiscard]] charge::NotificationResult notify(const charge::Charge& charge,
@@ -29,7 +29,7 @@ class NotificationClient final : public charge::NotificationPort {
                                                   std::string_view idempotency_key) override;
 
  private:
-  aws::HttpTransport& transport_;
+  http::HttpTransport& transport_;
   const BankEndpoint endpoint_;
 };
 

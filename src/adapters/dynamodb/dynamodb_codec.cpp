@@ -17,11 +17,11 @@ json s(std::string_view value) {
 json n(std::int64_t value) {
   return json{{"N", std::to_string(value)}};
 }
-json epoch_ms(idem::Instant t) {
+json epoch_ms(Instant t) {
   return n(t.time_since_epoch().count());
 }
 
-std::int64_t expires_at(const TableSpec& table, idem::Instant now) {
+std::int64_t expires_at(const TableSpec& table, Instant now) {
   return std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch() + table.retention)
       .count();
 }
@@ -73,8 +73,8 @@ std::expected<std::optional<std::int64_t>, std::string> number_attr(const json& 
   return parsed;
 }
 
-idem::Instant instant_of(std::int64_t ms) {
-  return idem::Instant{idem::Millis{ms}};
+Instant instant_of(std::int64_t ms) {
+  return Instant{Millis{ms}};
 }
 
 }  // namespace
@@ -130,7 +130,7 @@ json encode_final(const TableSpec& table, std::string_view key, std::string_view
 }
 
 json encode_set_lease(const TableSpec& table, std::string_view key, std::string_view token,
-                      idem::Instant lease_until) {
+                      Instant lease_until) {
   json body = holder_update(table, key, token);
   body["UpdateExpression"] = "SET leaseUntil = :lease";
   body["ExpressionAttributeValues"][":lease"] = epoch_ms(lease_until);

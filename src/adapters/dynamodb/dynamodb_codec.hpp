@@ -36,14 +36,14 @@ struct FinalWrite {
   std::string_view status;
   std::string_view failure_reason;  // written when not empty
   std::string_view result_ref;      // written as debitRef when not empty
-  idem::Instant now{};
+  Instant now{};
 };
 [[nodiscard]] nlohmann::json encode_final(const TableSpec& table, std::string_view key,
                                           std::string_view token, const FinalWrite& write);
 
 // Sets leaseUntil under the holder's condition: extend passes the new lease, release epoch 0.
 [[nodiscard]] nlohmann::json encode_set_lease(const TableSpec& table, std::string_view key,
-                                              std::string_view token, idem::Instant lease_until);
+                                              std::string_view token, Instant lease_until);
 
 // Strongly consistent GetItem.
 [[nodiscard]] nlohmann::json encode_get(const TableSpec& table, std::string_view key);

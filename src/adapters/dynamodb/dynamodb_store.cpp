@@ -79,8 +79,7 @@ std::expected<idem::ClaimResult, StoreError> DynamoDbIdempotencyStore::claim(
 }
 
 std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::complete(
-    std::string_view key, std::string_view token, const idem::Completion& completion,
-    idem::Instant now) {
+    std::string_view key, std::string_view token, const idem::Completion& completion, Instant now) {
   return finish(key, token,
                 {.state = idem::ClaimState::Done,
                  .status = completion.status,
@@ -91,7 +90,7 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::complete(
 std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::fail(std::string_view key,
                                                                        std::string_view token,
                                                                        const idem::Failure& failure,
-                                                                       idem::Instant now) {
+                                                                       Instant now) {
   return finish(key, token,
                 {.state = idem::ClaimState::Failed,
                  .status = failure.status,
@@ -111,18 +110,20 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::finish(std::st
   return own ? WriteOutcome::Written : WriteOutcome::Fenced;
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::extend(
-    std::string_view key, std::string_view token, idem::Instant new_lease_until) {
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::extend(std::string_view key,
+                                                                         std::string_view token,
+                                                                         Instant new_lease_until) {
   return set_lease(key, token, new_lease_until);
 }
 
 std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::release(std::string_view key,
                                                                           std::string_view token) {
-  return set_lease(key, token, idem::Instant{});
+  return set_lease(key, token, Instant{});
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::set_lease(
-    std::string_view key, std::string_view token, idem::Instant lease_until) {
+std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::set_lease(std::string_view key,
+                                                                            std::string_view token,
+                                                                            Instant lease_until) {
   auto reply = client_.call("UpdateItem", encode_set_lease(table_, key, token, lease_until));
   if (reply) return WriteOutcome::Written;
   if (reply.error().code == kConditionFailed) return WriteOutcome::Fenced;

@@ -25,12 +25,12 @@ class DynamoDbIdempotencyStore final : public idem::IdempotencyStore {
       const idem::ClaimRequest& request) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> complete(
       std::string_view key, std::string_view token, const idem::Completion& completion,
-      idem::Instant now) override;
+      Instant now) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> fail(
       std::string_view key, std::string_view token, const idem::Failure& failure,
-      idem::Instant now) override;
+      Instant now) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> extend(
-      std::string_view key, std::string_view token, idem::Instant new_lease_until) override;
+      std::string_view key, std::string_view token, Instant new_lease_until) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> release(
       std::string_view key, std::string_view token) override;
   [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, idem::StoreError> get(
@@ -45,7 +45,7 @@ class DynamoDbIdempotencyStore final : public idem::IdempotencyStore {
                                                                            std::string_view token,
                                                                            const FinalWrite& write);
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> set_lease(
-      std::string_view key, std::string_view token, idem::Instant lease_until);
+      std::string_view key, std::string_view token, Instant lease_until);
 
   aws::JsonClient& client_;
   const TableSpec table_;

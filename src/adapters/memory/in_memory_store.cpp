@@ -7,7 +7,7 @@ using idem::ClaimRecord;
 using idem::ClaimState;
 using idem::WriteOutcome;
 
-std::int64_t InMemoryIdempotencyStore::expiry_after(idem::Instant now) const {
+std::int64_t InMemoryIdempotencyStore::expiry_after(Instant now) const {
   return std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch() + retention_)
       .count();
 }
@@ -45,7 +45,7 @@ ClaimRecord* InMemoryIdempotencyStore::held_by(std::string_view key, std::string
 WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_view token,
                                               ClaimState state, const std::string& status,
                                               const std::string& reason,
-                                              const std::string& result_ref, idem::Instant now) {
+                                              const std::string& result_ref, Instant now) {
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) {
     auto it = records_.find(key);
@@ -64,20 +64,19 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
 }
 
 std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::complete(
-    std::string_view key, std::string_view token, const idem::Completion& completion,
-    idem::Instant now) {
+    std::string_view key, std::string_view token, const idem::Completion& completion, Instant now) {
   std::lock_guard lock(mutex_);
   return finish(key, token, ClaimState::Done, completion.status, "", completion.result_ref, now);
 }
 
 std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::fail(
-    std::string_view key, std::string_view token, const idem::Failure& failure, idem::Instant now) {
+    std::string_view key, std::string_view token, const idem::Failure& failure, Instant now) {
   std::lock_guard lock(mutex_);
   return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
 }
 
 std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::extend(
-    std::string_view key, std::string_view token, idem::Instant new_lease_until) {
+    std::string_view key, std::string_view token, Instant new_lease_until) {
   std::lock_guard lock(mutex_);
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) return WriteOutcome::Fenced;
@@ -90,7 +89,7 @@ std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::release(
   std::lock_guard lock(mutex_);
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) return WriteOutcome::Fenced;
-  record->lease_until = idem::Instant{};
+  record->lease_until = Instant{};
   return WriteOutcome::Written;
 }
 

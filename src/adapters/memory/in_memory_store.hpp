@@ -21,12 +21,12 @@ class InMemoryIdempotencyStore final : public idem::IdempotencyStore {
       const idem::ClaimRequest& request) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> complete(
       std::string_view key, std::string_view token, const idem::Completion& completion,
-      idem::Instant now) override;
+      Instant now) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> fail(
       std::string_view key, std::string_view token, const idem::Failure& failure,
-      idem::Instant now) override;
+      Instant now) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> extend(
-      std::string_view key, std::string_view token, idem::Instant new_lease_until) override;
+      std::string_view key, std::string_view token, Instant new_lease_until) override;
   [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> release(
       std::string_view key, std::string_view token) override;
   [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, idem::StoreError> get(
@@ -39,8 +39,8 @@ class InMemoryIdempotencyStore final : public idem::IdempotencyStore {
   // under its own token, succeeds: its first response was lost, not fenced.
   idem::WriteOutcome finish(std::string_view key, std::string_view token, idem::ClaimState state,
                             const std::string& status, const std::string& reason,
-                            const std::string& result_ref, idem::Instant now);
-  std::int64_t expiry_after(idem::Instant now) const;
+                            const std::string& result_ref, Instant now);
+  std::int64_t expiry_after(Instant now) const;
 
   const std::chrono::seconds retention_;
   std::mutex mutex_;

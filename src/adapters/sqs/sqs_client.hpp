@@ -1,13 +1,13 @@
 // Amazon SQS over the AWS JSON 1.0 protocol (ic::aws::JsonClient with target prefix
 // "AmazonSQS"): the data-plane calls the listener needs and the admin calls of provisioning,
-// sending and redriving. SqsQueue binds a source queue and its DLQ into the QueuePort.
+// sending and redriving. SqsQueue binds a source queue and its DLQ into the consumer::QueuePort.
 //
 //   aws::JsonClient json({.service = "sqs", .signing_name = "sqs", .target_prefix = "AmazonSQS",
 //                         .endpoint = endpoint, .region = region,
 //                         .timeouts = {.connect = 2s, .total = 30s}}, transport, creds, retry);
 //   SqsClient sqs(json);
 //   auto url = sqs.get_queue_url("charge-due");
-//   SqsQueue queue(sqs, *url, *dlq_url);   // hand to ListenerContainer
+//   SqsQueue queue(sqs, *url, *dlq_url);   // hand to consumer::ListenerContainer
 #pragma once
 
 #include <chrono>
@@ -17,9 +17,9 @@
 #include <string_view>
 #include <vector>
 
-#include "adapters/sqs/queue_port.hpp"
 #include "adapters/sqs/sqs_codec.hpp"
 #include "aws/json_client.hpp"
+#include "consumer/queue_port.hpp"
 
 namespace ic::sqs {
 
@@ -34,53 +34,54 @@ class SqsClient {
  public:
   explicit SqsClient(aws::JsonClient& client) : client_(client) {}
 
-  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(std::string_view queue_url,
-                                                                        int max_messages,
-                                                                        std::chrono::seconds wait);
-  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
-      std::string_view queue_url, std::span<const DeleteEntry> entries);
-  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
-      std::string_view queue_url, std::span<const VisibilityEntry> entries);
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
+      std::string_view queue_url, int max_messages, std::chrono::seconds wait);
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+      std::string_view queue_url, std::span<const consumer::DeleteEntry> entries);
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+      std::string_view queue_url, std::span<const consumer::VisibilityEntry> entries);
   // Returns the new message id.
-  [[nodiscard]] std::expected<std::string, QueueError> send(std::string_view queue_url,
-                                                            const OutgoingMessage& message);
+  [[nodiscard]] std::expected<std::string, consumer::QueueError> send(
+      std::string_view queue_url, const OutgoingMessage& message);
   // Up to 10 messages; per position, the message id or that entry's error.
-  [[nodiscard]] std::expected<std::vector<std::expected<std::string, QueueError>>, QueueError>
+  [[nodiscard]] std::expected<std::vector<std::expected<std::string, consumer::QueueError>>,
+                              consumer::QueueError>
   send_batch(std::string_view queue_url, std::span<const OutgoingMessage> messages);
 
-  [[nodiscard]] std::expected<std::string, QueueError> get_queue_url(std::string_view name);
+  [[nodiscard]] std::expected<std::string, consumer::QueueError> get_queue_url(
+      std::string_view name);
   // Idempotent for identical attributes (SQS answers with the existing queue's URL).
-  [[nodiscard]] std::expected<std::string, QueueError> create_queue(
+  [[nodiscard]] std::expected<std::string, consumer::QueueError> create_queue(
       std::string_view name, const QueueAttributes& attributes = {});
   // `names` empty means All.
-  [[nodiscard]] std::expected<QueueAttributes, QueueError> get_queue_attributes(
+  [[nodiscard]] std::expected<QueueAttributes, consumer::QueueError> get_queue_attributes(
       std::string_view queue_url, const std::vector<std::string>& names = {});
-  [[nodiscard]] std::expected<void, QueueError> set_queue_attributes(
+  [[nodiscard]] std::expected<void, consumer::QueueError> set_queue_attributes(
       std::string_view queue_url, const QueueAttributes& attributes);
-  [[nodiscard]] std::expected<void, QueueError> purge_queue(std::string_view queue_url);
+  [[nodiscard]] std::expected<void, consumer::QueueError> purge_queue(std::string_view queue_url);
 
  private:
-  [[nodiscard]] std::expected<nlohmann::json, QueueError> call(std::string_view action,
-                                                               const nlohmann::json& request);
+  [[nodiscard]] std::expected<nlohmann::json, consumer::QueueError> call(
+      std::string_view action, const nlohmann::json& request);
 
   aws::JsonClient& client_;
 };
 
-// The QueuePort over one source queue and its dead-letter queue.
+// The consumer::QueuePort over one source queue and its dead-letter queue.
 // Thread-safety and ownership: as SqsClient; `client` must outlive the queue.
-class SqsQueue final : public QueuePort {
+class SqsQueue final : public consumer::QueuePort {
  public:
   SqsQueue(SqsClient& client, std::string queue_url, std::string dlq_url)
       : client_(client), queue_url_(std::move(queue_url)), dlq_url_(std::move(dlq_url)) {}
 
-  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
       int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
-      std::span<const DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
-      std::span<const VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, QueueError> send_to_dlq(
-      std::string_view body, const MessageAttributes& attributes) override;
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+      std::span<const consumer::DeleteEntry> entries) override;
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+      std::span<const consumer::VisibilityEntry> entries) override;
+  [[nodiscard]] std::expected<void, consumer::QueueError> send_to_dlq(
+      std::string_view body, const consumer::MessageAttributes& attributes) override;
 
  private:
   SqsClient& client_;

@@ -12,11 +12,12 @@ namespace {
 
 using nlohmann::json;
 
-QueueError malformed(std::string what) {
+consumer::QueueError malformed(std::string what) {
   // A reply we cannot read may come from a proxy or a partial answer; retrying is safe for
   // every call here and the caller backs off.
-  return {
-      .error_class = ErrorClass::Retryable, .code = "MalformedReply", .message = std::move(what)};
+  return {.error_class = consumer::ErrorClass::Retryable,
+          .code = "MalformedReply",
+          .message = std::move(what)};
 }
 
 std::string string_at(const json& object, const char* name) {
@@ -51,11 +52,11 @@ json encode_batch(std::string_view queue_url, std::span<const Entry> entries, Fi
   return {{"QueueUrl", queue_url}, {"Entries", std::move(out_entries)}};
 }
 
-std::expected<Message, QueueError> decode_message(const json& item) {
+std::expected<consumer::Message, consumer::QueueError> decode_message(const json& item) {
   if (!item.is_object()) return std::unexpected(malformed("message is not an object"));
-  Message message{.message_id = string_at(item, "MessageId"),
-                  .receipt_handle = string_at(item, "ReceiptHandle"),
-                  .body = string_at(item, "Body")};
+  consumer::Message message{.message_id = string_at(item, "MessageId"),
+                            .receipt_handle = string_at(item, "ReceiptHandle"),
+                            .body = string_at(item, "Body")};
   if (message.message_id.empty() || message.receipt_handle.empty()) {
     return std::unexpected(malformed("message without MessageId or ReceiptHandle"));
   }
@@ -74,7 +75,7 @@ std::expected<Message, QueueError> decode_message(const json& item) {
     return value;
   };
   message.receive_count = static_cast<int>(number("ApproximateReceiveCount"));
-  message.sent_at = idem::Instant{idem::Millis{number("SentTimestamp")}};
+  message.sent_at = Instant{Millis{number("SentTimestamp")}};
   if (auto attributes = item.find("MessageAttributes"); attributes != item.end()) {
     auto decoded = decode_attributes(*attributes);
     if (!decoded) return std::unexpected(decoded.error());
@@ -85,35 +86,37 @@ std::expected<Message, QueueError> decode_message(const json& item) {
 
 }  // namespace
 
-QueueError to_queue_error(const aws::AwsError& error) {
+consumer::QueueError to_queue_error(const aws::AwsError& error) {
   const auto error_class = [&] {
     switch (error.error_class) {
       case aws::ErrorClass::Retryable:
-        return ErrorClass::Retryable;
+        return consumer::ErrorClass::Retryable;
       case aws::ErrorClass::Throttling:
-        return ErrorClass::Throttling;
+        return consumer::ErrorClass::Throttling;
       case aws::ErrorClass::Permanent:
-        return ErrorClass::Permanent;
+        return consumer::ErrorClass::Permanent;
     }
-    return ErrorClass::Retryable;
+    return consumer::ErrorClass::Retryable;
   }();
   return {.error_class = error_class, .code = error.code, .message = error.message};
 }
 
-QueueError entry_error(const json& failed) {
-  QueueError error{.code = string_at(failed, "Code"), .message = string_at(failed, "Message")};
+consumer::QueueError entry_error(const json& failed) {
+  consumer::QueueError error{.code = string_at(failed, "Code"),
+                             .message = string_at(failed, "Message")};
   if (sender_fault(failed)) {
-    error.error_class = ErrorClass::Permanent;
+    error.error_class = consumer::ErrorClass::Permanent;
   } else if (aws::is_throttling_code(error.code)) {
-    error.error_class = ErrorClass::Throttling;
+    error.error_class = consumer::ErrorClass::Throttling;
   }
   return error;
 }
 
-json encode_attributes(const MessageAttributes& attributes) {
+json encode_attributes(const consumer::MessageAttributes& attributes) {
   json out = json::object();
   for (const auto& [name, attribute] : attributes) {
-    // Binary values travel base64-encoded in JSON, which is how MessageAttribute keeps them.
+    // Binary values travel base64-encoded in JSON, which is how consumer::MessageAttribute keeps
+    // them.
     const bool binary = attribute.data_type.starts_with("Binary");
     out[name] = {{"DataType", attribute.data_type},
                  {binary ? "BinaryValue" : "StringValue", attribute.value}};
@@ -121,12 +124,13 @@ json encode_attributes(const MessageAttributes& attributes) {
   return out;
 }
 
-std::expected<MessageAttributes, QueueError> decode_attributes(const json& attributes) {
+std::expected<consumer::MessageAttributes, consumer::QueueError> decode_attributes(
+    const json& attributes) {
   if (!attributes.is_object()) return std::unexpected(malformed("MessageAttributes not an object"));
-  MessageAttributes out;
+  consumer::MessageAttributes out;
   for (const auto& [name, value] : attributes.items()) {
     if (!value.is_object()) return std::unexpected(malformed("attribute not an object: " + name));
-    MessageAttribute attribute{.data_type = string_at(value, "DataType")};
+    consumer::MessageAttribute attribute{.data_type = string_at(value, "DataType")};
     attribute.value = attribute.data_type.starts_with("Binary") ? string_at(value, "BinaryValue")
                                                                 : string_at(value, "StringValue");
     out.emplace(name, std::move(attribute));
@@ -145,8 +149,9 @@ json encode_receive(std::string_view queue_url, int max_messages, std::chrono::s
           {"MessageAttributeNames", json::array({"All"})}};
 }
 
-std::expected<std::vector<Message>, QueueError> decode_receive(const json& reply) {
-  std::vector<Message> out;
+std::expected<std::vector<consumer::Message>, consumer::QueueError> decode_receive(
+    const json& reply) {
+  std::vector<consumer::Message> out;
   auto messages = reply.find("Messages");
   if (messages == reply.end()) return out;  // an empty long poll omits the list
   if (!messages->is_array()) return std::unexpected(malformed("Messages is not an array"));
@@ -158,14 +163,16 @@ std::expected<std::vector<Message>, QueueError> decode_receive(const json& reply
   return out;
 }
 
-json encode_delete_batch(std::string_view queue_url, std::span<const DeleteEntry> entries) {
-  return encode_batch(queue_url, entries, [](json& out, const DeleteEntry& entry) {
+json encode_delete_batch(std::string_view queue_url,
+                         std::span<const consumer::DeleteEntry> entries) {
+  return encode_batch(queue_url, entries, [](json& out, const consumer::DeleteEntry& entry) {
     out["ReceiptHandle"] = entry.receipt_handle;
   });
 }
 
-json encode_visibility_batch(std::string_view queue_url, std::span<const VisibilityEntry> entries) {
-  return encode_batch(queue_url, entries, [](json& out, const VisibilityEntry& entry) {
+json encode_visibility_batch(std::string_view queue_url,
+                             std::span<const consumer::VisibilityEntry> entries) {
+  return encode_batch(queue_url, entries, [](json& out, const consumer::VisibilityEntry& entry) {
     out["ReceiptHandle"] = entry.receipt_handle;
     out["VisibilityTimeout"] = entry.timeout.count();
   });
@@ -180,12 +187,13 @@ json encode_send_batch(std::string_view queue_url, std::span<const OutgoingMessa
   });
 }
 
-std::vector<std::expected<std::string, QueueError>> decode_send_batch(const json& reply,
-                                                                      std::size_t entries) {
-  std::vector<std::expected<std::string, QueueError>> out(
-      entries, std::unexpected(QueueError{.error_class = ErrorClass::Retryable,
-                                          .code = "MissingBatchEntry",
-                                          .message = "the reply did not mention this entry"}));
+std::vector<std::expected<std::string, consumer::QueueError>> decode_send_batch(
+    const json& reply, std::size_t entries) {
+  std::vector<std::expected<std::string, consumer::QueueError>> out(
+      entries,
+      std::unexpected(consumer::QueueError{.error_class = consumer::ErrorClass::Retryable,
+                                           .code = "MissingBatchEntry",
+                                           .message = "the reply did not mention this entry"}));
   if (auto ok = reply.find("Successful"); ok != reply.end() && ok->is_array()) {
     for (const auto& entry : *ok) {
       if (auto i = position_of(entry, entries)) out[*i] = string_at(entry, "MessageId");
@@ -199,10 +207,11 @@ std::vector<std::expected<std::string, QueueError>> decode_send_batch(const json
   return out;
 }
 
-BatchResult decode_batch_result(const json& reply, std::size_t entries) {
-  BatchResult out;
+consumer::BatchResult decode_batch_result(const json& reply, std::size_t entries) {
+  consumer::BatchResult out;
   for (auto& sent : decode_send_batch(reply, entries)) {
-    out.push_back(sent ? EntryResult{} : EntryResult{std::unexpected(std::move(sent.error()))});
+    out.push_back(sent ? consumer::EntryResult{}
+                       : consumer::EntryResult{std::unexpected(std::move(sent.error()))});
   }
   return out;
 }
@@ -214,7 +223,7 @@ json encode_send(std::string_view queue_url, const OutgoingMessage& message) {
   return out;
 }
 
-std::expected<std::string, QueueError> decode_message_id(const json& reply) {
+std::expected<std::string, consumer::QueueError> decode_message_id(const json& reply) {
   auto id = string_at(reply, "MessageId");
   if (id.empty()) return std::unexpected(malformed("reply without MessageId"));
   return id;
@@ -226,13 +235,13 @@ json encode_create_queue(std::string_view name, const QueueAttributes& attribute
   return out;
 }
 
-std::expected<std::string, QueueError> decode_queue_url(const json& reply) {
+std::expected<std::string, consumer::QueueError> decode_queue_url(const json& reply) {
   auto url = string_at(reply, "QueueUrl");
   if (url.empty()) return std::unexpected(malformed("reply without QueueUrl"));
   return url;
 }
 
-std::expected<QueueAttributes, QueueError> decode_queue_attributes(const json& reply) {
+std::expected<QueueAttributes, consumer::QueueError> decode_queue_attributes(const json& reply) {
   QueueAttributes out;
   auto attributes = reply.find("Attributes");
   if (attributes == reply.end()) return out;

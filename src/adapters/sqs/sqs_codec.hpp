@@ -3,7 +3,7 @@
 //
 //   auto request = encode_delete_batch(url, entries);    // entry Id = its position, "0".."9"
 //   auto reply = client.call("DeleteMessageBatch", request);
-//   BatchResult result = decode_batch_result(*reply, entries.size());
+//   consumer::BatchResult result = decode_batch_result(*reply, entries.size());
 #pragma once
 
 #include <chrono>
@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "adapters/sqs/queue_port.hpp"
 #include "aws/aws_error.hpp"
+#include "consumer/queue_port.hpp"
 
 namespace ic::sqs {
 
@@ -26,50 +26,53 @@ using QueueAttributes = std::map<std::string, std::string, std::less<>>;
 // A message to send (SendMessage / SendMessageBatch).
 struct OutgoingMessage {
   std::string body;
-  MessageAttributes attributes;
+  consumer::MessageAttributes attributes;
   std::chrono::seconds delay{0};
 };
 
 // The same three classes, so an SQS failure keeps the AWS client's verdict.
-[[nodiscard]] QueueError to_queue_error(const aws::AwsError& error);
+[[nodiscard]] consumer::QueueError to_queue_error(const aws::AwsError& error);
 
 // A `Failed` entry: SenderFault=true means the entry itself is wrong (permanent); otherwise
 // the service failed it (retryable, or throttling by code).
-[[nodiscard]] QueueError entry_error(const nlohmann::json& failed);
+[[nodiscard]] consumer::QueueError entry_error(const nlohmann::json& failed);
 
-[[nodiscard]] nlohmann::json encode_attributes(const MessageAttributes& attributes);
-[[nodiscard]] std::expected<MessageAttributes, QueueError> decode_attributes(
+[[nodiscard]] nlohmann::json encode_attributes(const consumer::MessageAttributes& attributes);
+[[nodiscard]] std::expected<consumer::MessageAttributes, consumer::QueueError> decode_attributes(
     const nlohmann::json& attributes);
 
 // ReceiveMessage asking for ApproximateReceiveCount, SentTimestamp and all message attributes.
 [[nodiscard]] nlohmann::json encode_receive(std::string_view queue_url, int max_messages,
                                             std::chrono::seconds wait);
-[[nodiscard]] std::expected<std::vector<Message>, QueueError> decode_receive(
+[[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> decode_receive(
     const nlohmann::json& reply);
 
 // Batch entries carry their position as Id, never the message id (a standard queue may hand
 // out one message twice in one receive).
 [[nodiscard]] nlohmann::json encode_delete_batch(std::string_view queue_url,
-                                                 std::span<const DeleteEntry> entries);
-[[nodiscard]] nlohmann::json encode_visibility_batch(std::string_view queue_url,
-                                                     std::span<const VisibilityEntry> entries);
+                                                 std::span<const consumer::DeleteEntry> entries);
+[[nodiscard]] nlohmann::json encode_visibility_batch(
+    std::string_view queue_url, std::span<const consumer::VisibilityEntry> entries);
 [[nodiscard]] nlohmann::json encode_send_batch(std::string_view queue_url,
                                                std::span<const OutgoingMessage> messages);
 // Answers each of `entries` positions from Successful/Failed; a position the reply does not
 // mention counts as a retryable failure, so nothing is taken for done without an answer.
-[[nodiscard]] BatchResult decode_batch_result(const nlohmann::json& reply, std::size_t entries);
+[[nodiscard]] consumer::BatchResult decode_batch_result(const nlohmann::json& reply,
+                                                        std::size_t entries);
 // SendMessageBatch: the message id per position, or that entry's error.
-[[nodiscard]] std::vector<std::expected<std::string, QueueError>> decode_send_batch(
+[[nodiscard]] std::vector<std::expected<std::string, consumer::QueueError>> decode_send_batch(
     const nlohmann::json& reply, std::size_t entries);
 
 [[nodiscard]] nlohmann::json encode_send(std::string_view queue_url,
                                          const OutgoingMessage& message);
-[[nodiscard]] std::expected<std::string, QueueError> decode_message_id(const nlohmann::json& reply);
+[[nodiscard]] std::expected<std::string, consumer::QueueError> decode_message_id(
+    const nlohmann::json& reply);
 
 [[nodiscard]] nlohmann::json encode_create_queue(std::string_view name,
                                                  const QueueAttributes& attributes);
-[[nodiscard]] std::expected<std::string, QueueError> decode_queue_url(const nlohmann::json& reply);
-[[nodiscard]] std::expected<QueueAttributes, QueueError> decode_queue_attributes(
+[[nodiscard]] std::expected<std::string, consumer::QueueError> decode_queue_url(
+    const nlohmann::json& reply);
+[[nodiscard]] std::expected<QueueAttributes, consumer::QueueError> decode_queue_attributes(
     const nlohmann::json& reply);
 
 // The RedrivePolicy attribute value: {"deadLetterTargetArn": arn, "maxReceiveCount": "n"}.

@@ -21,10 +21,10 @@ class HandlerTest : public ::testing::Test {
   testing::SequentialTokens tokens;
   testing::FakeBank bank;
   testing::FakeNotifier notifier;
-  charge::ChargeObserver observer;
-  idem::NoHeartbeat heartbeat;
+  application::ChargeObserver observer;
+  consumer::NoHeartbeat heartbeat;
   memory::InMemoryIdempotencyStore store{std::chrono::hours(1)};
-  charge::ChargeRecoveryService service{
+  application::ChargeRecoveryService service{
       store, bank, notifier, clock, tokens, observer, {.lease = 30s, .owner = "w"}};
   ChargeMessageHandler handler{service};
 };
@@ -34,8 +34,8 @@ const std::string kBody =
     R"("chargeType":"SMS_ALERT_FEE","amountMinor":2500,"currency":"INR","dueDate":"2026-11-30"})";
 
 TEST_F(HandlerTest, InvalidBodyIsDeadLetteredWithoutClaiming) {
-  const idem::Disposition d = handler.handle(R"({"schemaVersion":1})", 1, heartbeat);
-  const auto* dead = std::get_if<idem::DeadLetter>(&d);
+  const consumer::Disposition d = handler.handle(R"({"schemaVersion":1})", 1, heartbeat);
+  const auto* dead = std::get_if<consumer::DeadLetter>(&d);
   ASSERT_NE(dead, nullptr);
   EXPECT_EQ(dead->reason, charge::dlq_reason::kInvalidMessage);
   EXPECT_EQ(dead->detail, "chargeId: is required");
@@ -43,7 +43,7 @@ TEST_F(HandlerTest, InvalidBodyIsDeadLetteredWithoutClaiming) {
 }
 
 TEST_F(HandlerTest, ValidBodyIsClaimedWithTheCanonicalHash) {
-  EXPECT_TRUE(std::holds_alternative<idem::Ack>(handler.handle(kBody, 1, heartbeat)));
+  EXPECT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(kBody, 1, heartbeat)));
   auto record = store.get("CHG-1");
   ASSERT_TRUE(record && *record);
   EXPECT_EQ((*record)->payload_hash,
@@ -51,22 +51,22 @@ TEST_F(HandlerTest, ValidBodyIsClaimedWithTheCanonicalHash) {
 }
 
 TEST_F(HandlerTest, ReformattedRetryOfTheSameChargeIsADuplicate) {
-  ASSERT_TRUE(std::holds_alternative<idem::Ack>(handler.handle(kBody, 1, heartbeat)));
+  ASSERT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(kBody, 1, heartbeat)));
   const std::string reformatted =
       R"({ "dueDate": "2026-11-30", "currency": "INR", "amountMinor": 2500,
            "chargeType": "SMS_ALERT_FEE", "accountId": "ACC-0012345678",
            "chargeId": "CHG-1", "schemaVersion": 1, "traceId": "retry-2" })";
-  EXPECT_TRUE(std::holds_alternative<idem::Ack>(handler.handle(reformatted, 2, heartbeat)));
+  EXPECT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(reformatted, 2, heartbeat)));
   EXPECT_EQ(bank.calls(), 1);
 }
 
 TEST_F(HandlerTest, SameChargeIdWithAnotherAmountIsAPayloadMismatch) {
-  ASSERT_TRUE(std::holds_alternative<idem::Ack>(handler.handle(kBody, 1, heartbeat)));
+  ASSERT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(kBody, 1, heartbeat)));
   std::string changed = kBody;
   changed.replace(changed.find("2500"), 4, "9900");
-  const idem::Disposition d = handler.handle(changed, 1, heartbeat);
-  ASSERT_TRUE(std::holds_alternative<idem::DeadLetter>(d));
-  EXPECT_EQ(std::get<idem::DeadLetter>(d).reason, charge::dlq_reason::kPayloadMismatch);
+  const consumer::Disposition d = handler.handle(changed, 1, heartbeat);
+  ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(d));
+  EXPECT_EQ(std::get<consumer::DeadLetter>(d).reason, charge::dlq_reason::kPayloadMismatch);
   EXPECT_EQ(bank.calls(), 1);
 }
 

@@ -6,8 +6,8 @@
 #include <atomic>
 #include <thread>
 
-#include "aws/http_transport_curl.hpp"
 #include "fake_imds.hpp"
+#include "http/curl_transport.hpp"
 #include "test_env.hpp"
 
 namespace ic::aws {
@@ -230,7 +230,7 @@ class DefaultChainTest : public ::testing::Test {
   ScratchDir dir;
   FakeImds imds{"2026-11-30T01:00:00Z"};
   testing::LocalHttpServer agent;
-  CurlHttpTransport transport;
+  http::CurlHttpTransport transport;
   FakeEnv env{{"HOME", dir.path()}, {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}};
 };
 

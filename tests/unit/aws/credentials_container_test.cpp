@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "aws/http_transport_curl.hpp"
+#include "http/curl_transport.hpp"
 #include "local_http_server.hpp"
 #include "test_env.hpp"
 
@@ -38,7 +38,7 @@ class ContainerCredentialsTest : public ::testing::Test {
   }
 
   LocalHttpServer agent;
-  CurlHttpTransport transport;
+  http::CurlHttpTransport transport;
   FakeEnv env;
   ContainerCredentialsProvider provider_for_agent() {
     return ContainerCredentialsProvider(lookup(env), transport, agent.url());
@@ -140,7 +140,7 @@ TEST(ContainerFullUri, AllowedHostsFollowTheSdks) {
        {"https://creds.example.com/x", "http://127.0.0.1:8080/x", "http://127.1.2.3/x",
         "http://localhost/x", "http://[::1]:80/x", "http://169.254.170.2/v2/x",
         "http://169.254.170.23/v1/credentials", "http://[fd00:ec2::23]/v1/credentials"}) {
-    const auto parsed = parse_url(url);
+    const auto parsed = http::parse_url(url);
     ASSERT_TRUE(parsed.has_value()) << url;
     EXPECT_TRUE(container_full_uri_allowed(*parsed)) << url;
   }
@@ -148,7 +148,7 @@ TEST(ContainerFullUri, AllowedHostsFollowTheSdks) {
        {"http://example.com/x", "http://169.254.169.254/latest", "http://127.0.0.1.evil.com/x",
         "http://0x7f.0.0.1/x", "http://127.0.0.1./x", "http://10.0.0.1/x", "ftp://127.0.0.1/x",
         "http://user@evil.com/x"}) {
-    const auto parsed = parse_url(url);
+    const auto parsed = http::parse_url(url);
     ASSERT_TRUE(parsed.has_value()) << url;
     EXPECT_FALSE(container_full_uri_allowed(*parsed)) << url;
   }

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "aws/http_transport_curl.hpp"
 #include "fake_imds.hpp"
+#include "http/curl_transport.hpp"
 
 namespace ic::aws {
 namespace {
@@ -20,7 +20,7 @@ using testing::lookup;
 class ImdsCredentialsTest : public ::testing::Test {
  protected:
   FakeImds imds;
-  CurlHttpTransport transport;
+  http::CurlHttpTransport transport;
   FakeEnv env{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}};
   ImdsCredentialsProvider provider{lookup(env), transport};
 };
@@ -98,7 +98,7 @@ TEST(ImdsCredentials, RefusedTokenMeansNoUnauthenticatedFallback) {
     res.set_content("app-role", "text/plain");
   });
   server.start();
-  CurlHttpTransport transport;
+  http::CurlHttpTransport transport;
   FakeEnv env{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", server.url()}};
   const auto creds = ImdsCredentialsProvider(lookup(env), transport).credentials();
   ASSERT_FALSE(creds.has_value());
@@ -117,7 +117,7 @@ TEST(ImdsCredentials, NoRoleAttachedIsNotFound) {
       "/latest/meta-data/iam/security-credentials/",
       [](const httplib::Request&, httplib::Response& res) { res.set_content("", "text/plain"); });
   server.start();
-  CurlHttpTransport transport;
+  http::CurlHttpTransport transport;
   FakeEnv env{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", server.url()}};
   const auto creds = ImdsCredentialsProvider(lookup(env), transport).credentials();
   ASSERT_FALSE(creds.has_value());

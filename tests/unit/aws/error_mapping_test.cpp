@@ -6,8 +6,9 @@
 namespace ic::aws {
 namespace {
 
-HttpResponse reply(long status, std::string body, Headers headers = {}) {
-  return HttpResponse{.status = status, .headers = std::move(headers), .body = std::move(body)};
+http::HttpResponse reply(long status, std::string body, http::Headers headers = {}) {
+  return http::HttpResponse{
+      .status = status, .headers = std::move(headers), .body = std::move(body)};
 }
 
 TEST(ErrorMapping, TypeFromJsonBodyAfterTheHash) {
@@ -90,15 +91,16 @@ TEST(ErrorMapping, SignatureMismatchIsPermanentButExpiredSignatureIsClockSkew) {
 }
 
 TEST(ErrorMapping, TransportFailuresAreRetryableAndAmbiguousOnlyAfterSending) {
-  const auto refused = map_transport_error({.failure = TransportFailure::CouldNotConnect});
+  const auto refused = map_transport_error({.failure = http::TransportFailure::CouldNotConnect});
   EXPECT_EQ(refused.code, "CouldNotConnect");
   EXPECT_EQ(refused.error_class, ErrorClass::Retryable);
   EXPECT_FALSE(refused.ambiguous);
-  EXPECT_FALSE(map_transport_error({.failure = TransportFailure::TimeoutBeforeSend}).ambiguous);
-  const auto late = map_transport_error({.failure = TransportFailure::TimeoutAfterSend});
+  EXPECT_FALSE(
+      map_transport_error({.failure = http::TransportFailure::TimeoutBeforeSend}).ambiguous);
+  const auto late = map_transport_error({.failure = http::TransportFailure::TimeoutAfterSend});
   EXPECT_EQ(late.code, "TimeoutAfterSend");
   EXPECT_TRUE(late.ambiguous);
-  EXPECT_TRUE(map_transport_error({.failure = TransportFailure::Interrupted}).ambiguous);
+  EXPECT_TRUE(map_transport_error({.failure = http::TransportFailure::Interrupted}).ambiguous);
 }
 
 TEST(ErrorMapping, ParsesHttpDates) {

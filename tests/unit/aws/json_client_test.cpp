@@ -21,26 +21,26 @@ class StaticCredentials final : public CredentialsProvider {
   }
 };
 
-using Step = std::expected<HttpResponse, TransportError>;
+using Step = std::expected<http::HttpResponse, http::TransportError>;
 
 // Replays one scripted answer per request and records what was sent.
-class ScriptedTransport final : public HttpTransport {
+class ScriptedTransport final : public http::HttpTransport {
  public:
   explicit ScriptedTransport(std::deque<Step> script) : script_(std::move(script)) {}
-  std::expected<HttpResponse, TransportError> send(const HttpRequest& request,
-                                                   const HttpTimeouts&) override {
+  std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
+                                                               const http::HttpTimeouts&) override {
     sent.push_back(request);
     Step next = script_.front();
     script_.pop_front();
     return next;
   }
-  std::vector<HttpRequest> sent;
+  std::vector<http::HttpRequest> sent;
 
  private:
   std::deque<Step> script_;
 };
 
-std::string header(const HttpRequest& request, std::string_view name) {
+std::string header(const http::HttpRequest& request, std::string_view name) {
   for (const auto& [key, value] : request.headers) {
     if (key == name) return value;
   }
@@ -48,16 +48,16 @@ std::string header(const HttpRequest& request, std::string_view name) {
 }
 
 Step ok(std::string body) {
-  return HttpResponse{.status = 200, .body = std::move(body)};
+  return http::HttpResponse{.status = 200, .body = std::move(body)};
 }
-Step fail(long status, std::string type, Headers headers = {}) {
-  return HttpResponse{
+Step fail(long status, std::string type, http::Headers headers = {}) {
+  return http::HttpResponse{
       .status = status,
       .headers = std::move(headers),
       .body = R"({"__type":"com.amazonaws.dynamodb.v20120810#)" + type + R"(","message":"m"})"};
 }
-Step transport_failure(TransportFailure failure) {
-  return std::unexpected(TransportError{.failure = failure, .detail = "scripted"});
+Step transport_failure(http::TransportFailure failure) {
+  return std::unexpected(http::TransportError{.failure = failure, .detail = "scripted"});
 }
 
 // Records each attempt as "service/operation#attempt=result[ retry]".
@@ -156,9 +156,9 @@ TEST_F(JsonClientTest, GivesUpAfterThreeAttempts) {
 }
 
 TEST_F(JsonClientTest, TimeoutAfterSendMakesTheFinalErrorAmbiguous) {
-  ScriptedTransport transport({transport_failure(TransportFailure::TimeoutAfterSend),
-                               transport_failure(TransportFailure::CouldNotConnect),
-                               transport_failure(TransportFailure::CouldNotConnect)});
+  ScriptedTransport transport({transport_failure(http::TransportFailure::TimeoutAfterSend),
+                               transport_failure(http::TransportFailure::CouldNotConnect),
+                               transport_failure(http::TransportFailure::CouldNotConnect)});
   auto client = client_for(transport, policy_);
   const auto reply = client.call("UpdateItem", {});
   ASSERT_FALSE(reply);
@@ -168,9 +168,9 @@ TEST_F(JsonClientTest, TimeoutAfterSendMakesTheFinalErrorAmbiguous) {
 }
 
 TEST_F(JsonClientTest, FailuresThatNeverLeftAreNotAmbiguous) {
-  ScriptedTransport transport({transport_failure(TransportFailure::CouldNotConnect),
-                               transport_failure(TransportFailure::TimeoutBeforeSend),
-                               transport_failure(TransportFailure::CouldNotConnect)});
+  ScriptedTransport transport({transport_failure(http::TransportFailure::CouldNotConnect),
+                               transport_failure(http::TransportFailure::TimeoutBeforeSend),
+                               transport_failure(http::TransportFailure::CouldNotConnect)});
   auto client = client_for(transport, policy_);
   const auto reply = client.call("UpdateItem", {});
   ASSERT_FALSE(reply);
@@ -188,10 +188,11 @@ TEST_F(JsonClientTest, EmptyQuotaStopsRetrying) {
 
 TEST_F(JsonClientTest, CorrectsClockSkewFromTheDateHeaderAndRetries) {
   ScriptedTransport transport(
-      {HttpResponse{.status = 400,
-                    .headers = {{"date", "Thu, 01 Jan 2026 01:00:07 GMT"}},
-                    .body = R"({"__type":"com.amazon.coral.service#InvalidSignatureException",)"
-                            R"("message":"Signature expired: 20260101T000007Z is now earlier"})"},
+      {http::HttpResponse{.status = 400,
+                          .headers = {{"date", "Thu, 01 Jan 2026 01:00:07 GMT"}},
+                          .body =
+                              R"({"__type":"com.amazon.coral.service#InvalidSignatureException",)"
+                              R"("message":"Signature expired: 20260101T000007Z is now earlier"})"},
        ok("{}")});
   auto client = client_for(transport, policy_);
   ASSERT_TRUE(client.call("GetItem", {}));

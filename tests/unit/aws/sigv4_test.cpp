@@ -12,7 +12,7 @@
 #include <array>
 
 #include "aws/sigv4_canonical.hpp"
-#include "aws/url.hpp"
+#include "http/url.hpp"
 
 namespace ic::aws {
 namespace {
@@ -27,7 +27,7 @@ const SigningParams kParams{
     .service = "dynamodb",
     .time = std::chrono::sys_days{std::chrono::year{2026} / 11 / 30} + 10h + 15min + 30s};
 
-HttpRequest update_item() {
+http::HttpRequest update_item() {
   return {.method = "POST",
           .url = "http://127.0.0.1:4566/",
           .headers = {{"Content-Type", "application/x-amz-json-1.0"},
@@ -35,7 +35,7 @@ HttpRequest update_item() {
           .body = R"({"TableName":"idempotency","Key":{"pk":{"S":"CHG-20261130-000123"}}})"};
 }
 
-std::vector<std::string> values_of(const HttpRequest& request, std::string_view name) {
+std::vector<std::string> values_of(const http::HttpRequest& request, std::string_view name) {
   std::vector<std::string> out;
   for (const auto& [n, v] : request.headers) {
     if (std::ranges::equal(n, name, [](char a, char b) { return std::tolower(a) == b; })) {
@@ -88,7 +88,8 @@ TEST(SignRequest, LongTermKeysCarryNoTokenHeader) {
 }
 
 TEST(SignRequest, DefaultPortIsLeftOutOfHost) {
-  HttpRequest request{.method = "POST", .url = "https://dynamodb.eu-west-1.amazonaws.com:443/"};
+  http::HttpRequest request{.method = "POST",
+                            .url = "https://dynamodb.eu-west-1.amazonaws.com:443/"};
   sign_request(request, kCredentials, kParams);
   EXPECT_EQ(values_of(request, "host"),
             std::vector<std::string>{"dynamodb.eu-west-1.amazonaws.com"});
@@ -142,7 +143,7 @@ TEST(ComputeSignature, SigningChainMatchesOpenSslHmac) {
 }
 
 TEST(ComputeSignature, MalformedUrlIsABrokenInvariant) {
-  HttpRequest request{.method = "GET", .url = "not a url"};
+  http::HttpRequest request{.method = "GET", .url = "not a url"};
   EXPECT_THROW((void)compute_signature(request, kCredentials, kParams), std::invalid_argument);
 }
 
@@ -179,7 +180,7 @@ TEST(CanonicalHeaders, TrimsCollapsesJoinsAndSorts) {
 }
 
 TEST(ParseUrl, SplitsTheParts) {
-  const auto url = parse_url("HTTP://user@[::1]:8080/p/q?x=1#frag");
+  const auto url = http::parse_url("HTTP://user@[::1]:8080/p/q?x=1#frag");
   ASSERT_TRUE(url.has_value());
   EXPECT_EQ(url->scheme, "http");
   EXPECT_EQ(url->host, "::1");
@@ -187,10 +188,10 @@ TEST(ParseUrl, SplitsTheParts) {
   EXPECT_EQ(url->path, "/p/q");
   EXPECT_EQ(url->query, "x=1");
   EXPECT_EQ(url->authority(), "[::1]:8080");
-  EXPECT_EQ(parse_url("https://h")->path, "/");
-  EXPECT_EQ(parse_url("http://h:80/")->authority(), "h");
-  EXPECT_FALSE(parse_url("/relative").has_value());
-  EXPECT_FALSE(parse_url("http:///nohost").has_value());
+  EXPECT_EQ(http::parse_url("https://h")->path, "/");
+  EXPECT_EQ(http::parse_url("http://h:80/")->authority(), "h");
+  EXPECT_FALSE(http::parse_url("/relative").has_value());
+  EXPECT_FALSE(http::parse_url("http:///nohost").has_value());
 }
 
 }  // namespace

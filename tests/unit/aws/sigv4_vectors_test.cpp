@@ -90,8 +90,8 @@ std::string file_of(const VectorCase& c, std::string_view ext) {
 // lines split at the first ':', obsolete line folding (a line starting with SP/HT continues
 // the previous value; RFC 7230 3.2.4 replaces the fold with SP), a blank line, the body.
 // The target may contain raw spaces (get-space), so the version is taken from the right.
-HttpRequest parse_raw_request(std::string_view raw) {
-  HttpRequest request;
+http::HttpRequest parse_raw_request(std::string_view raw) {
+  http::HttpRequest request;
   auto next_line = [&raw]() {
     const auto nl = raw.find('\n');
     auto line = raw.substr(0, nl);

@@ -10,28 +10,28 @@
 #include <string_view>
 
 #include "adapters/bank_http/bank_endpoint.hpp"
-#include "aws/http_transport_curl.hpp"
 #include "domain/charge.hpp"
+#include "http/curl_transport.hpp"
 #include "support/fakes.hpp"
 
 namespace ic::testing {
 
 inline constexpr std::string_view kAccount = "ACC-0012345678";
-inline const aws::HttpTimeouts kTimeouts{.connect = std::chrono::seconds{1},
-                                         .total = std::chrono::seconds{3}};
+inline const http::HttpTimeouts kTimeouts{.connect = std::chrono::seconds{1},
+                                          .total = std::chrono::seconds{3}};
 
 class BankClientTest : public ::testing::Test {
  protected:
   // A bank client (CoreBankingClient, NotificationClient) over `transport_`; a base URL the
   // test got wrong fails the test.
   template <class Client>
-  Client client_for(const std::string& base_url, aws::HttpTimeouts timeouts = kTimeouts) {
+  Client client_for(const std::string& base_url, http::HttpTimeouts timeouts = kTimeouts) {
     auto endpoint = bank::BankEndpoint::create(base_url, timeouts);
     EXPECT_TRUE(endpoint) << endpoint.error();
     return Client(transport_, endpoint.value());
   }
 
-  aws::CurlHttpTransport transport_;
+  http::CurlHttpTransport transport_;
   const charge::Charge charge_ = make_charge("CHG-20261130-000123", 2500, std::string(kAccount));
 };
 

@@ -8,7 +8,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const aws::HttpTimeouts kTimeouts{.connect = 1s, .total = 5s};
+const http::HttpTimeouts kTimeouts{.connect = 1s, .total = 5s};
 
 TEST(BankEndpoint, AppendsPathsToTheBaseWithoutItsTrailingSlashes) {
   const std::pair<std::string, std::string> cases[] = {
@@ -59,7 +59,7 @@ TEST(BankEndpoint, ErrorsDoNotRepeatTheUrlSoCredentialsInItAreNotLogged) {
 }
 
 TEST(BankEndpoint, RejectsTimeoutsThatAreNotPositiveOrConnectAboveTotal) {
-  const aws::HttpTimeouts cases[] = {
+  const http::HttpTimeouts cases[] = {
       {.connect = 0ms, .total = 1s},
       {.connect = 1s, .total = 0ms},
       {.connect = -1ms, .total = 1s},

@@ -33,7 +33,7 @@ constexpr std::string_view kMaskedAccount = "**********5678";
 class CoreBankingClientTest : public BankClientTest {
  protected:
   charge::DebitResult debit_against(const std::string& base_url,
-                                    aws::HttpTimeouts timeouts = kTimeouts,
+                                    http::HttpTimeouts timeouts = kTimeouts,
                                     std::string_view key = "CHG-20261130-000123") {
     return client_for<CoreBankingClient>(base_url, timeouts).debit(charge_, key);
   }

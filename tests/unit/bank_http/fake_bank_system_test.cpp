@@ -8,8 +8,8 @@
 
 #include "adapters/bank_http/core_banking_client.hpp"
 #include "adapters/bank_http/notification_client.hpp"
-#include "aws/http_transport_curl.hpp"
 #include "bank_http/fake_bank_process.hpp"
+#include "http/curl_transport.hpp"
 #include "support/fakes.hpp"
 
 namespace ic::bank {
@@ -20,15 +20,15 @@ using ic::testing::make_charge;
 using ic::testing::shared_fake_bank;
 using ::testing::HasSubstr;
 
-const aws::HttpTimeouts kTimeouts{.connect = 1s, .total = 5s};
+const http::HttpTimeouts kTimeouts{.connect = 1s, .total = 5s};
 // Shorter than the fake bank's withheld reply (2 s), so the debit commits and we time out.
-const aws::HttpTimeouts kImpatient{.connect = 300ms, .total = 300ms};
+const http::HttpTimeouts kImpatient{.connect = 300ms, .total = 300ms};
 
 class FakeBankSystemTest : public ::testing::Test {
  protected:
   void SetUp() override { ASSERT_TRUE(shared_fake_bank().reset()); }
 
-  static BankEndpoint endpoint(aws::HttpTimeouts timeouts = kTimeouts) {
+  static BankEndpoint endpoint(http::HttpTimeouts timeouts = kTimeouts) {
     auto created = BankEndpoint::create(shared_fake_bank().base_url(), timeouts);
     if (!created) throw std::invalid_argument(created.error());
     return *std::move(created);
@@ -46,7 +46,7 @@ class FakeBankSystemTest : public ::testing::Test {
     return "debited";
   }
 
-  aws::CurlHttpTransport transport_;
+  http::CurlHttpTransport transport_;
 };
 
 TEST_F(FakeBankSystemTest, FirstDebitIsCreatedAndARetryReplaysTheSameDebit) {
@@ -120,7 +120,7 @@ TEST_F(FakeBankSystemTest, ADebitCommittedBehindATimeoutIsReturnedByTheRetry) {
     const auto charge = make_charge(id);
     // A fresh connection: on a reused one curl itself re-sends a request whose connection
     // died before any answer, and the bank's replay would hide the lost reply from this test.
-    aws::CurlHttpTransport fresh;
+    http::CurlHttpTransport fresh;
     CoreBankingClient impatient(fresh, endpoint(kImpatient));
     const auto lost = impatient.debit(charge, id);
     ASSERT_TRUE(std::holds_alternative<charge::DebitUnavailable>(lost))

@@ -28,7 +28,7 @@ constexpr std::string_view kKey = "CHG-20261130-000123:notify";
 class NotificationClientTest : public BankClientTest {
  protected:
   charge::NotificationResult notify_against(const std::string& base_url,
-                                            aws::HttpTimeouts timeouts = kTimeouts,
+                                            http::HttpTimeouts timeouts = kTimeouts,
                                             std::string_view key = kKey) {
     return client_for<NotificationClient>(base_url, timeouts)
         .notify(charge_, "DBT-0000000001", key);

@@ -11,7 +11,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const idem::Instant t0{idem::Millis{1'764'460'800'000}};
+const Instant t0{Millis{1'764'460'800'000}};
 const TableSpec kTable{.name = "idem", .retention = std::chrono::hours(24)};
 
 idem::ClaimRequest request() {
@@ -74,7 +74,7 @@ TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
 }
 
 TEST(DynamoDbCodec, LeaseWritesAndReads) {
-  const json release = encode_set_lease(kTable, "CHG-1", "tok", idem::Instant{});
+  const json release = encode_set_lease(kTable, "CHG-1", "tok", Instant{});
   EXPECT_EQ(release["UpdateExpression"], "SET leaseUntil = :lease");
   EXPECT_EQ(release["ExpressionAttributeValues"][":lease"], json::parse(R"({"N":"0"})"));
   EXPECT_EQ(

@@ -18,7 +18,7 @@ using namespace std::chrono_literals;
 using idem::ClaimOutcome;
 
 constexpr int kThreads = 50;
-const idem::Instant t0{idem::Millis{1'764'460'800'000}};
+const Instant t0{Millis{1'764'460'800'000}};
 
 struct RaceResult {
   std::map<ClaimOutcome, int> outcomes;
@@ -88,18 +88,18 @@ class ReadThenWriteStore final : public idem::IdempotencyStore {
   std::expected<idem::WriteOutcome, idem::StoreError> complete(std::string_view key,
                                                                std::string_view token,
                                                                const idem::Completion& completion,
-                                                               idem::Instant now) override {
+                                                               Instant now) override {
     return real_.complete(key, token, completion, now);
   }
   std::expected<idem::WriteOutcome, idem::StoreError> fail(std::string_view key,
                                                            std::string_view token,
                                                            const idem::Failure& failure,
-                                                           idem::Instant now) override {
+                                                           Instant now) override {
     return real_.fail(key, token, failure, now);
   }
   std::expected<idem::WriteOutcome, idem::StoreError> extend(std::string_view key,
                                                              std::string_view token,
-                                                             idem::Instant until) override {
+                                                             Instant until) override {
     return real_.extend(key, token, until);
   }
   std::expected<idem::WriteOutcome, idem::StoreError> release(std::string_view key,

@@ -64,7 +64,7 @@ class SigningAgainstMoto : public ::testing::Test {
   static MotoServer* moto_;
   static std::string key_id_;
   static std::string secret_;
-  aws::CurlHttpTransport curl_;
+  http::CurlHttpTransport curl_;
   aws::RetryPolicy retry_{{.transient_base = 5ms, .throttling_base = 5ms}};
 };
 
@@ -83,7 +83,7 @@ TEST_F(SigningAgainstMoto, CorrectlySignedRequestsAreAccepted) {
                                     .payload_hash = "h",
                                     .token = "t",
                                     .owner = "o",
-                                    .now = idem::Instant{idem::Millis{1000}},
+                                    .now = Instant{Millis{1000}},
                                     .lease = 10s});
   ASSERT_TRUE(claimed) << claimed.error().code << ": " << claimed.error().message;
   EXPECT_EQ(claimed->outcome, idem::ClaimOutcome::Acquired);

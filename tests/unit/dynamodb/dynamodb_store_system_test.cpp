@@ -20,7 +20,7 @@ using idem::WriteOutcome;
 
 // An empty moto with a provisioned table, and a store over it, owned together.
 struct MotoStore {
-  explicit MotoStore(aws::HttpTransport* transport = nullptr,
+  explicit MotoStore(http::HttpTransport* transport = nullptr,
                      std::chrono::seconds retention = idem::testing::kContractRetention)
       : wiring(reset_moto(), "AKIDTEST", "secret", transport),
         store(wiring.client, {.name = kTable, .retention = retention}) {
@@ -45,9 +45,9 @@ INSTANTIATE_TEST_SUITE_P(DynamoDb, StoreContract,
                          ::testing::Values(idem::testing::StoreUnderTest{"dynamodb",
                                                                          make_moto_store}));
 
-const idem::Instant t0{idem::Millis{1'764'460'800'000}};
+const Instant t0{Millis{1'764'460'800'000}};
 
-idem::ClaimRequest request(std::string token, idem::Instant now, std::string hash = "hash-a") {
+idem::ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a") {
   return {.key = "CHG-1",
           .payload_hash = std::move(hash),
           .token = std::move(token),
@@ -56,7 +56,7 @@ idem::ClaimRequest request(std::string token, idem::Instant now, std::string has
           .lease = 10s};
 }
 
-std::string target_of(const aws::HttpRequest& request) {
+std::string target_of(const http::HttpRequest& request) {
   for (const auto& [name, value] : request.headers) {
     if (name == "x-amz-target") return value;
   }
@@ -64,18 +64,18 @@ std::string target_of(const aws::HttpRequest& request) {
 }
 
 // Forwards to curl and rewrites what comes back, to reproduce what moto never does.
-class RewritingTransport final : public aws::HttpTransport {
+class RewritingTransport final : public http::HttpTransport {
  public:
-  using Rewrite = std::function<std::expected<aws::HttpResponse, aws::TransportError>(
-      const aws::HttpRequest&, std::expected<aws::HttpResponse, aws::TransportError>)>;
+  using Rewrite = std::function<std::expected<http::HttpResponse, http::TransportError>(
+      const http::HttpRequest&, std::expected<http::HttpResponse, http::TransportError>)>;
   explicit RewritingTransport(Rewrite rewrite) : rewrite_(std::move(rewrite)) {}
-  std::expected<aws::HttpResponse, aws::TransportError> send(
-      const aws::HttpRequest& request, const aws::HttpTimeouts& timeouts) override {
+  std::expected<http::HttpResponse, http::TransportError> send(
+      const http::HttpRequest& request, const http::HttpTimeouts& timeouts) override {
     return rewrite_(request, curl_.send(request, timeouts));
   }
 
  private:
-  aws::CurlHttpTransport curl_;
+  http::CurlHttpTransport curl_;
   Rewrite rewrite_;
 };
 
@@ -115,7 +115,7 @@ TEST(DynamoDbStore, ConditionalCheckFailureCarriesTheOldItem) {
 
 TEST(DynamoDbStore, DecidesRefusalsByGetItemWhenTheOldItemIsMissing) {
   std::atomic<int> reads{0};
-  RewritingTransport strip_old_item([&](const aws::HttpRequest& request, auto reply) {
+  RewritingTransport strip_old_item([&](const http::HttpRequest& request, auto reply) {
     if (target_of(request).ends_with(".GetItem")) ++reads;
     if (reply && reply->status == 400 &&
         reply->body.find("ConditionalCheckFailed") != std::string::npos) {
@@ -147,11 +147,11 @@ TEST(DynamoDbStore, LostClaimResponsesDoNotMakeTheClaimADuplicateOfItself) {
   std::atomic<int> lost{0};
   // The first three UpdateItems reach moto and take effect, but their answers are lost, which
   // exhausts the client's attempts: the store must re-send the claim with the same token.
-  RewritingTransport lose_answers([&](const aws::HttpRequest& request, auto reply) {
+  RewritingTransport lose_answers([&](const http::HttpRequest& request, auto reply) {
     if (target_of(request).ends_with(".UpdateItem") && lost.fetch_add(1) < 3) {
-      return std::expected<aws::HttpResponse, aws::TransportError>(
-          std::unexpected(aws::TransportError{.failure = aws::TransportFailure::TimeoutAfterSend,
-                                              .detail = "answer dropped by the test"}));
+      return std::expected<http::HttpResponse, http::TransportError>(
+          std::unexpected(http::TransportError{.failure = http::TransportFailure::TimeoutAfterSend,
+                                               .detail = "answer dropped by the test"}));
     }
     return reply;
   });
@@ -165,11 +165,11 @@ TEST(DynamoDbStore, LostClaimResponsesDoNotMakeTheClaimADuplicateOfItself) {
 
 TEST(DynamoDbStore, LostCompletionResponseIsStillWritten) {
   std::atomic<bool> drop_next_update{false};
-  RewritingTransport lose_answer([&](const aws::HttpRequest& request, auto reply) {
+  RewritingTransport lose_answer([&](const http::HttpRequest& request, auto reply) {
     if (target_of(request).ends_with(".UpdateItem") && drop_next_update.exchange(false)) {
-      return std::expected<aws::HttpResponse, aws::TransportError>(
-          std::unexpected(aws::TransportError{.failure = aws::TransportFailure::TimeoutAfterSend,
-                                              .detail = "answer dropped by the test"}));
+      return std::expected<http::HttpResponse, http::TransportError>(
+          std::unexpected(http::TransportError{.failure = http::TransportFailure::TimeoutAfterSend,
+                                               .detail = "answer dropped by the test"}));
     }
     return reply;
   });

@@ -14,9 +14,9 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "aws/credentials.hpp"
-#include "aws/http_transport_curl.hpp"
 #include "aws/json_client.hpp"
 #include "aws/retry_policy.hpp"
+#include "http/curl_transport.hpp"
 #include "support/child_process.hpp"
 
 namespace ic::dynamodb::testing {
@@ -58,9 +58,9 @@ class StaticCredentials final : public aws::CredentialsProvider {
 // Transport, credentials, retry policy and a DynamoDB JsonClient for one endpoint.
 struct DynamoDbWiring {
   explicit DynamoDbWiring(const std::string& endpoint, std::string key_id = "AKIDTEST",
-                          std::string secret = "secret", aws::HttpTransport* transport = nullptr);
+                          std::string secret = "secret", http::HttpTransport* transport = nullptr);
 
-  aws::CurlHttpTransport curl;
+  http::CurlHttpTransport curl;
   StaticCredentials credentials;
   aws::RetryPolicy retry;
   aws::JsonClient client;

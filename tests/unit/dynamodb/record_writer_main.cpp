@@ -18,9 +18,9 @@ namespace {
 using namespace std::chrono_literals;
 using namespace ic;
 
-constexpr idem::Instant kNow{idem::Millis{1'764'460'800'123}};
+constexpr Instant kNow{Millis{1'764'460'800'123}};
 constexpr std::chrono::seconds kRetention = 30 * 24h;
-constexpr idem::Millis kLease = 60s;
+constexpr Millis kLease = 60s;
 
 bool write_records(dynamodb::DynamoDbIdempotencyStore& store) {
   auto claim = [&](const char* key, const char* token) {

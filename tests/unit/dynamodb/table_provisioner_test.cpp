@@ -20,18 +20,18 @@ class StaticCredentials final : public aws::CredentialsProvider {
 };
 
 // Answers each request with the next scripted (status, body) and records the operations.
-class ScriptedDynamoDb final : public aws::HttpTransport {
+class ScriptedDynamoDb final : public http::HttpTransport {
  public:
   explicit ScriptedDynamoDb(std::deque<std::pair<long, std::string>> script)
       : script_(std::move(script)) {}
-  std::expected<aws::HttpResponse, aws::TransportError> send(const aws::HttpRequest& request,
-                                                             const aws::HttpTimeouts&) override {
+  std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
+                                                               const http::HttpTimeouts&) override {
     for (const auto& [name, value] : request.headers) {
       if (name == "x-amz-target") operations.push_back(value.substr(value.find('.') + 1));
     }
     auto [status, body] = script_.front();
     script_.pop_front();
-    return aws::HttpResponse{.status = status, .headers = {}, .body = body};
+    return http::HttpResponse{.status = status, .headers = {}, .body = body};
   }
   std::vector<std::string> operations;
 

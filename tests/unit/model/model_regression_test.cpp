@@ -8,8 +8,8 @@
 #include <string>
 #include <variant>
 
+#include "application/service_fixture.hpp"
 #include "domain/charge_status.hpp"
-#include "domain/service_fixture.hpp"
 
 namespace ic::testing {
 namespace {
@@ -39,12 +39,12 @@ class ModelRegression : public ServiceFixture {
     return memory.complete(key, token, {.status = "DEBITED", .result_ref = "DBT-1"}, clock.now())
         .value();
   }
-  static bool is_retry(const idem::Disposition& d, const std::string& reason) {
-    const auto* retry = std::get_if<idem::RetryLater>(&d);
+  static bool is_retry(const consumer::Disposition& d, const std::string& reason) {
+    const auto* retry = std::get_if<consumer::RetryLater>(&d);
     return retry != nullptr && retry->reason == reason;
   }
-  static bool is_dead_letter(const idem::Disposition& d, std::string_view reason) {
-    const auto* dead = std::get_if<idem::DeadLetter>(&d);
+  static bool is_dead_letter(const consumer::Disposition& d, std::string_view reason) {
+    const auto* dead = std::get_if<consumer::DeadLetter>(&d);
     return dead != nullptr && dead->reason == reason;
   }
 };
@@ -65,7 +65,7 @@ TEST_F(ModelRegression, TokenFenceTrailStoreFencesTheExpiredHolder) {
 
 TEST_F(ModelRegression, TokenFenceTrailServiceDoesNotAckAFencedCompletion) {
   bool w1_ran = false;
-  idem::Disposition w1;
+  consumer::Disposition w1;
   bank.before_debit = [&](const charge::Charge&) {
     if (bank.calls() == 0) clock.advance(kLease + 1ms);  // W2 is slow: its lease runs out
   };
@@ -77,7 +77,7 @@ TEST_F(ModelRegression, TokenFenceTrailServiceDoesNotAckAFencedCompletion) {
     w1 = deliver(charge);
   };
 
-  const idem::Disposition w2 = deliver(charge);
+  const consumer::Disposition w2 = deliver(charge);
 
   EXPECT_TRUE(is_retry(w2, "fenced")) << "W2 no longer holds the claim: no DONE, no ack";
   EXPECT_TRUE(is_retry(w1, "store_unavailable"));
@@ -153,13 +153,13 @@ TEST_F(ModelRegression, AckTrailStoreReportsTheCopyAsInProgress) {
 }
 
 TEST_F(ModelRegression, AckTrailServiceLeavesTheCopyOnTheQueue) {
-  idem::Disposition copy = idem::Ack{};
+  consumer::Disposition copy = consumer::Ack{};
   bool copied = false;
   bank.before_debit = [&](const charge::Charge&) {
     if (!std::exchange(copied, true)) copy = deliver(charge);
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
-  const auto* retry = std::get_if<idem::RetryLater>(&copy);
+  const auto* retry = std::get_if<consumer::RetryLater>(&copy);
   ASSERT_NE(retry, nullptr) << "a copy of an in-progress key must not be deleted";
   EXPECT_EQ(retry->reason, "in_progress");
   EXPECT_EQ(retry->after, kLease) << "it comes back when W2's lease ends";
@@ -176,7 +176,7 @@ TEST_F(ModelRegression, LeaseBoundaryTrailStoreKeepsTheLeaseLiveAtItsLastInstant
 }
 
 TEST_F(ModelRegression, LeaseBoundaryTrailServiceRetriesACopyAtTheLastInstant) {
-  idem::Disposition copy = idem::Ack{};
+  consumer::Disposition copy = consumer::Ack{};
   bool copied = false;
   bank.before_debit = [&](const charge::Charge&) {
     if (std::exchange(copied, true)) return;
@@ -224,7 +224,7 @@ TEST_F(ModelRegression, CrashWindowTrailServiceRetriesWithTheSameIdempotencyKey)
     bank.script(key, {charge::DebitUnavailable{"timeout after commit"}});
   };
   ASSERT_TRUE(is_retry(deliver(charge), "debit_unavailable"));
-  EXPECT_EQ(record().lease_until, idem::Instant{}) << "released: the redelivery reclaims at once";
+  EXPECT_EQ(record().lease_until, Instant{}) << "released: the redelivery reclaims at once";
 
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(bank.calls_for(key), 3) << "commit, the timed-out answer, the replay: one key";

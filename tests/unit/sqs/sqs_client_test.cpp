@@ -12,16 +12,16 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-class RecordingTransport final : public aws::HttpTransport {
+class RecordingTransport final : public http::HttpTransport {
  public:
   explicit RecordingTransport(std::string reply) : reply_(std::move(reply)) {}
-  std::expected<aws::HttpResponse, aws::TransportError> send(const aws::HttpRequest& request,
-                                                             const aws::HttpTimeouts&) override {
+  std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
+                                                               const http::HttpTimeouts&) override {
     std::lock_guard lock(mutex_);
     requests.push_back(request);
-    return aws::HttpResponse{.status = 200, .headers = {}, .body = reply_};
+    return http::HttpResponse{.status = 200, .headers = {}, .body = reply_};
   }
-  std::vector<aws::HttpRequest> requests;
+  std::vector<http::HttpRequest> requests;
 
  private:
   std::mutex mutex_;
@@ -97,7 +97,7 @@ TEST(SqsClient, QueueSendsDeadLettersToTheDlqUrlAndDeletesOnTheSource) {
   Wiring wiring(R"({"MessageId":"new","Successful":[{"Id":"0"}]})");
   SqsQueue queue(wiring.sqs, "http://q/1/src", "http://q/1/dlq");
   ASSERT_TRUE(queue.send_to_dlq("body", {{"failureReason", {"String", "X"}}}));
-  const std::vector<DeleteEntry> remove{{"m", "r"}};
+  const std::vector<consumer::DeleteEntry> remove{{"m", "r"}};
   auto deleted = queue.delete_batch(remove);
   ASSERT_TRUE(deleted);
   EXPECT_TRUE(deleted->front());

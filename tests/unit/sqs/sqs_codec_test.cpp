@@ -38,9 +38,9 @@ TEST(SqsCodec, DecodesReceivedMessages) {
   EXPECT_EQ(m.receive_count, 3);
   EXPECT_EQ(m.sent_at.time_since_epoch(), 1764460800123ms);
   EXPECT_EQ(m.attributes.at("SentTimestamp"), "1764460800123");
-  EXPECT_EQ(m.message_attributes.at("trace"), (MessageAttribute{"String", "t-1"}));
-  EXPECT_EQ(m.message_attributes.at("blob"), (MessageAttribute{"Binary", "AAE="}));
-  EXPECT_EQ(m.message_attributes.at("n"), (MessageAttribute{"Number", "42"}));
+  EXPECT_EQ(m.message_attributes.at("trace"), (consumer::MessageAttribute{"String", "t-1"}));
+  EXPECT_EQ(m.message_attributes.at("blob"), (consumer::MessageAttribute{"Binary", "AAE="}));
+  EXPECT_EQ(m.message_attributes.at("n"), (consumer::MessageAttribute{"Number", "42"}));
 }
 
 TEST(SqsCodec, AnEmptyLongPollIsNoMessagesAndAGarbledOneIsAnError) {
@@ -54,13 +54,13 @@ TEST(SqsCodec, AnEmptyLongPollIsNoMessagesAndAGarbledOneIsAnError) {
 }
 
 TEST(SqsCodec, BatchEntryIdsArePositionsNeverMessageIds) {
-  const std::vector<DeleteEntry> entries{{"same", "rh-a"}, {"same", "rh-b"}};
+  const std::vector<consumer::DeleteEntry> entries{{"same", "rh-a"}, {"same", "rh-b"}};
   const auto request = encode_delete_batch("u", entries);
   ASSERT_EQ(request["Entries"].size(), 2u);
   EXPECT_EQ(request["Entries"][0], (json{{"Id", "0"}, {"ReceiptHandle", "rh-a"}}));
   EXPECT_EQ(request["Entries"][1], (json{{"Id", "1"}, {"ReceiptHandle", "rh-b"}}));
 
-  const std::vector<VisibilityEntry> visibility{{"m", "rh", 30s}};
+  const std::vector<consumer::VisibilityEntry> visibility{{"m", "rh", 30s}};
   EXPECT_EQ(encode_visibility_batch("u", visibility)["Entries"][0],
             (json{{"Id", "0"}, {"ReceiptHandle", "rh"}, {"VisibilityTimeout", 30}}));
 }
@@ -78,13 +78,13 @@ TEST(SqsCodec, BatchResultAnswersEveryPosition) {
   EXPECT_TRUE(result[0]);
   ASSERT_FALSE(result[1]);
   EXPECT_EQ(result[1].error().code, "ReceiptHandleIsInvalid");
-  EXPECT_EQ(result[1].error().error_class, ErrorClass::Permanent);
+  EXPECT_EQ(result[1].error().error_class, consumer::ErrorClass::Permanent);
   EXPECT_EQ(result[1].error().message, "bad");
   ASSERT_FALSE(result[2]);
-  EXPECT_EQ(result[2].error().error_class, ErrorClass::Retryable);
+  EXPECT_EQ(result[2].error().error_class, consumer::ErrorClass::Retryable);
   EXPECT_TRUE(result[3]);
   ASSERT_FALSE(result[4]);
-  EXPECT_EQ(result[4].error().error_class, ErrorClass::Throttling);
+  EXPECT_EQ(result[4].error().error_class, consumer::ErrorClass::Throttling);
   ASSERT_FALSE(result[5]) << "a position the reply never mentions is not success";
   EXPECT_EQ(result[5].error().code, "MissingBatchEntry");
   EXPECT_TRUE(result[5].error().retryable());
@@ -92,8 +92,9 @@ TEST(SqsCodec, BatchResultAnswersEveryPosition) {
 
 TEST(SqsCodec, SenderFaultAsStringIsUnderstood) {
   EXPECT_EQ(entry_error(json{{"SenderFault", "true"}, {"Code", "X"}}).error_class,
-            ErrorClass::Permanent);
-  EXPECT_EQ(entry_error(json{{"Code", "InternalError"}}).error_class, ErrorClass::Retryable);
+            consumer::ErrorClass::Permanent);
+  EXPECT_EQ(entry_error(json{{"Code", "InternalError"}}).error_class,
+            consumer::ErrorClass::Retryable);
 }
 
 TEST(SqsCodec, SendCarriesAttributesAndDelay) {
@@ -145,10 +146,10 @@ TEST(SqsCodec, AdminShapes) {
 
 TEST(SqsCodec, AwsErrorsKeepTheirClass) {
   EXPECT_EQ(to_queue_error({.error_class = aws::ErrorClass::Throttling, .code = "T"}).error_class,
-            ErrorClass::Throttling);
+            consumer::ErrorClass::Throttling);
   const auto permanent = to_queue_error(
       {.error_class = aws::ErrorClass::Permanent, .code = "QueueDoesNotExist", .message = "m"});
-  EXPECT_EQ(permanent.error_class, ErrorClass::Permanent);
+  EXPECT_EQ(permanent.error_class, consumer::ErrorClass::Permanent);
   EXPECT_EQ(permanent.code, "QueueDoesNotExist");
   EXPECT_EQ(permanent.message, "m");
 }

@@ -4,16 +4,27 @@
 
 #include <atomic>
 
-#include "adapters/sqs/listener_container.hpp"
 #include "adapters/sqs/sqs_client.hpp"
 #include "adapters/sqs/testing/fault_injecting_queue.hpp"
+#include "consumer/listener_container.hpp"
 #include "dynamodb/moto_fixture.hpp"
 #include "sqs/sqs_test_support.hpp"
 
-namespace ic::sqs::testing {
+namespace ic::sqs {
 namespace {
 
 using namespace std::chrono_literals;
+using consumer::DeleteEntry;
+using consumer::ErrorClass;
+using consumer::ListenerContainer;
+using consumer::Message;
+using consumer::MessageAttribute;
+using consumer::MessageAttributes;
+using consumer::VisibilityEntry;
+using consumer::testing::eventually;
+using consumer::testing::FaultInjectingQueue;
+using consumer::testing::RecordingObserver;
+using consumer::testing::Running;
 using dynamodb::testing::shared_moto;
 using dynamodb::testing::StaticCredentials;
 
@@ -37,7 +48,7 @@ class SqsAgainstMoto : public ::testing::Test {
     return out;
   }
 
-  aws::CurlHttpTransport curl;
+  http::CurlHttpTransport curl;
   StaticCredentials credentials{"AKIDTEST", "secret"};
   aws::RetryPolicy retry{aws::RetryConfig{.transient_base = 5ms, .throttling_base = 5ms}};
   aws::JsonClient client{{.service = "sqs",
@@ -178,11 +189,11 @@ TEST_F(SqsAgainstMoto, ContainerDrainsARealQueue) {
   std::atomic<int> handled{0};
   ListenerContainer container(
       queue,
-      [&](const Message& message, idem::LeaseHeartbeat&) -> idem::Disposition {
+      [&](const Message& message, consumer::LeaseHeartbeat&) -> consumer::Disposition {
         ++handled;
         if (message.body == "7")
-          return idem::DeadLetter{.reason = "INVALID_MESSAGE", .detail = "seven", .key = "K-7"};
-        return idem::Ack{};
+          return consumer::DeadLetter{.reason = "INVALID_MESSAGE", .detail = "seven", .key = "K-7"};
+        return consumer::Ack{};
       },
       {.workers = 4, .wait_time = 1s, .flush_interval = 50ms, .seed = 1}, &observer);
   {
@@ -212,9 +223,9 @@ TEST_F(SqsAgainstMoto, AFailedDlqForwardKeepsTheMessageUntilTheDlqAnswers) {
   std::atomic<int> handled{0};
   ListenerContainer container(
       queue,
-      [&](const Message&, idem::LeaseHeartbeat&) -> idem::Disposition {
+      [&](const Message&, consumer::LeaseHeartbeat&) -> consumer::Disposition {
         ++handled;
-        return idem::DeadLetter{.reason = "INVALID_MESSAGE", .detail = "not JSON", .key = ""};
+        return consumer::DeadLetter{.reason = "INVALID_MESSAGE", .detail = "not JSON", .key = ""};
       },
       {.workers = 2,
        .wait_time = 1s,
@@ -238,4 +249,4 @@ TEST_F(SqsAgainstMoto, AFailedDlqForwardKeepsTheMessageUntilTheDlqAnswers) {
 }
 
 }  // namespace
-}  // namespace ic::sqs::testing
+}  // namespace ic::sqs

@@ -10,10 +10,10 @@
 #include <thread>
 #include <vector>
 
-#include "adapters/sqs/listener_container.hpp"
-#include "adapters/sqs/listener_observer.hpp"
+#include "consumer/listener_container.hpp"
+#include "consumer/listener_observer.hpp"
 
-namespace ic::sqs::testing {
+namespace ic::consumer::testing {
 
 // Polls `condition` until it holds or `timeout` passes; returns its last value.
 inline bool eventually(const std::function<bool()>& condition,
@@ -38,10 +38,10 @@ class RecordingObserver final : public ListenerObserver {
   void on_received(std::size_t count) override {
     locked([&] { received_ += count; });
   }
-  void on_receive_error(const QueueError& error, idem::Millis delay) override {
+  void on_receive_error(const QueueError& error, Millis delay) override {
     locked([&] { receive_errors_.emplace_back(error, delay); });
   }
-  void on_disposition(DispositionKind kind, std::string_view reason, idem::Millis) override {
+  void on_disposition(DispositionKind kind, std::string_view reason, Millis) override {
     locked([&] { dispositions_.emplace_back(kind, std::string(reason)); });
   }
   void on_handler_error(std::string_view message_id, std::string_view) override {
@@ -68,7 +68,7 @@ class RecordingObserver final : public ListenerObserver {
   }
 
   std::size_t received() const { return copy(received_); }
-  std::vector<std::pair<QueueError, idem::Millis>> receive_errors() const {
+  std::vector<std::pair<QueueError, Millis>> receive_errors() const {
     return copy(receive_errors_);
   }
   std::vector<std::pair<DispositionKind, std::string>> dispositions() const {
@@ -96,7 +96,7 @@ class RecordingObserver final : public ListenerObserver {
 
   mutable std::mutex mutex_;
   std::size_t received_ = 0;
-  std::vector<std::pair<QueueError, idem::Millis>> receive_errors_;
+  std::vector<std::pair<QueueError, Millis>> receive_errors_;
   std::vector<std::pair<DispositionKind, std::string>> dispositions_;
   std::vector<std::string> handler_errors_;
   std::vector<std::string> dlq_failures_;
@@ -125,4 +125,4 @@ class Running {
   std::thread thread_;
 };
 
-}  // namespace ic::sqs::testing
+}  // namespace ic::consumer::testing

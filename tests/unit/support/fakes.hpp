@@ -9,21 +9,21 @@
 #include <string>
 #include <vector>
 
+#include "consumer/lease_heartbeat.hpp"
+#include "core/time.hpp"
 #include "domain/charge.hpp"
 #include "domain/ports.hpp"
-#include "idempotency/lease_heartbeat.hpp"
-#include "idempotency/time.hpp"
 
 namespace ic::testing {
 
 using namespace std::chrono_literals;
 
-class ManualClock final : public idem::Clock {
+class ManualClock final : public Clock {
  public:
-  explicit ManualClock(idem::Instant start = idem::Instant{idem::Millis{1'764'460'800'000}})
+  explicit ManualClock(Instant start = Instant{Millis{1'764'460'800'000}})
       : now_ms_(start.time_since_epoch().count()) {}
-  idem::Instant now() const override { return idem::Instant{idem::Millis{now_ms_.load()}}; }
-  void advance(idem::Millis by) { now_ms_ += by.count(); }
+  Instant now() const override { return Instant{Millis{now_ms_.load()}}; }
+  void advance(Millis by) { now_ms_ += by.count(); }
 
  private:
   std::atomic<std::int64_t> now_ms_;
@@ -110,9 +110,9 @@ class FakeNotifier final : public charge::NotificationPort {
 };
 
 // Records the heartbeat calls and lets a test fire the extension by hand.
-class RecordingHeartbeat final : public idem::LeaseHeartbeat {
+class RecordingHeartbeat final : public consumer::LeaseHeartbeat {
  public:
-  void start(std::function<bool()> extend_claim, idem::Millis lease) override {
+  void start(std::function<bool()> extend_claim, Millis lease) override {
     extend_ = std::move(extend_claim);
     lease_ = lease;
     ++starts;
@@ -129,7 +129,7 @@ class RecordingHeartbeat final : public idem::LeaseHeartbeat {
 
  private:
   std::function<bool()> extend_;
-  idem::Millis lease_{};
+  Millis lease_{};
 };
 
 // A valid charge for tests; vary the id and amount as needed.

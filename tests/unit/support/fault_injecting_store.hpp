@@ -33,18 +33,18 @@ class FaultInjectingStore final : public idem::IdempotencyStore {
   std::expected<idem::WriteOutcome, idem::StoreError> complete(std::string_view key,
                                                                std::string_view token,
                                                                const idem::Completion& completion,
-                                                               idem::Instant now) override {
+                                                               Instant now) override {
     return run("complete", [&] { return inner_.complete(key, token, completion, now); });
   }
   std::expected<idem::WriteOutcome, idem::StoreError> fail(std::string_view key,
                                                            std::string_view token,
                                                            const idem::Failure& failure,
-                                                           idem::Instant now) override {
+                                                           Instant now) override {
     return run("fail", [&] { return inner_.fail(key, token, failure, now); });
   }
   std::expected<idem::WriteOutcome, idem::StoreError> extend(std::string_view key,
                                                              std::string_view token,
-                                                             idem::Instant until) override {
+                                                             Instant until) override {
     return run("extend", [&] { return inner_.extend(key, token, until); });
   }
   std::expected<idem::WriteOutcome, idem::StoreError> release(std::string_view key,

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ic::sqs::testing {
+namespace ic::consumer::testing {
 
 namespace {
 
@@ -112,11 +112,12 @@ std::string FakeQueue::send(std::string body, MessageAttributes attributes) {
   {
     std::lock_guard lock(mutex_);
     id = "msg-" + std::to_string(next_id_++);
-    messages_.emplace(id, Stored{.body = std::move(body),
-                                 .attributes = std::move(attributes),
-                                 .sent_at = std::chrono::time_point_cast<idem::Millis>(
-                                     std::chrono::system_clock::now()),
-                                 .visible_at = SteadyClock::now()});
+    messages_.emplace(
+        id,
+        Stored{.body = std::move(body),
+               .attributes = std::move(attributes),
+               .sent_at = std::chrono::time_point_cast<Millis>(std::chrono::system_clock::now()),
+               .visible_at = SteadyClock::now()});
     order_.push_back(id);
   }
   sent_.notify_all();
@@ -168,4 +169,4 @@ std::vector<std::vector<VisibilityEntry>> FakeQueue::visibility_calls() const {
   return visibility_calls_;
 }
 
-}  // namespace ic::sqs::testing
+}  // namespace ic::consumer::testing

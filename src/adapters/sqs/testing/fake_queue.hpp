@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
-#include "adapters/sqs/queue_port.hpp"
+#include "consumer/queue_port.hpp"
 
-namespace ic::sqs::testing {
+namespace ic::consumer::testing {
 
 struct DeadLettered {
   std::string body;
@@ -27,7 +27,7 @@ struct DeadLettered {
 class FakeQueue final : public QueuePort {
  public:
   struct Options {
-    idem::Millis second{20};                      // real duration of one queue second
+    Millis second{20};                            // real duration of one queue second
     std::chrono::seconds visibility_timeout{60};  // the queue's default
   };
 
@@ -65,7 +65,7 @@ class FakeQueue final : public QueuePort {
   struct Stored {
     std::string body;
     MessageAttributes attributes;
-    idem::Instant sent_at;
+    Instant sent_at;
     int receive_count = 0;
     SteadyClock::time_point visible_at;
     bool deleted = false;
@@ -90,4 +90,4 @@ class FakeQueue final : public QueuePort {
   std::vector<std::vector<VisibilityEntry>> visibility_calls_;
 };
 
-}  // namespace ic::sqs::testing
+}  // namespace ic::consumer::testing

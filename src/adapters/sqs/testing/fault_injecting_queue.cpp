@@ -1,6 +1,6 @@
 #include "adapters/sqs/testing/fault_injecting_queue.hpp"
 
-namespace ic::sqs::testing {
+namespace ic::consumer::testing {
 
 std::optional<QueueError> FaultInjectingQueue::take(Fault& fault) {
   std::lock_guard lock(mutex_);
@@ -85,4 +85,4 @@ std::expected<void, QueueError> FaultInjectingQueue::send_to_dlq(
   return inner_.send_to_dlq(body, attributes);
 }
 
-}  // namespace ic::sqs::testing
+}  // namespace ic::consumer::testing

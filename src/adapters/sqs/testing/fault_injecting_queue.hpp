@@ -10,9 +10,9 @@
 #include <mutex>
 #include <optional>
 
-#include "adapters/sqs/queue_port.hpp"
+#include "consumer/queue_port.hpp"
 
-namespace ic::sqs::testing {
+namespace ic::consumer::testing {
 
 // Thread-safety: every method may be called concurrently. Ownership: borrows `inner`, which
 // must outlive the decorator.
@@ -56,4 +56,4 @@ class FaultInjectingQueue final : public QueuePort {
   Fault receive_, delete_call_, dlq_, delete_entry_, visibility_entry_;  // guarded by mutex_
 };
 
-}  // namespace ic::sqs::testing
+}  // namespace ic::consumer::testing

@@ -1,0 +1,30 @@
+// What the service reports as it decides: the composition root turns these into JSON logs and
+// metrics. Every hook defaults to nothing so a test overrides only what it checks.
+#pragma once
+
+#include <string_view>
+
+#include "domain/charge.hpp"
+#include "domain/ports.hpp"
+#include "idempotency/claim_record.hpp"
+#include "idempotency/store_error.hpp"
+
+namespace ic::application {
+
+// Thread-safety: called concurrently from every worker; implementations must be thread-safe.
+class ChargeObserver {
+ public:
+  virtual ~ChargeObserver() = default;
+  virtual void claim_decided(const charge::Charge&, const idem::ClaimResult&) {}
+  virtual void debit_finished(const charge::Charge&, const charge::DebitResult&) {}
+  virtual void notification_finished(const charge::Charge&, const charge::NotificationResult&) {}
+  // A store call failed after the store's own retries; `operation` is claim, complete, ...
+  virtual void store_failed(const charge::Charge&, std::string_view /*operation*/,
+                            const idem::StoreError&) {}
+  // Our complete/fail/release was refused because another worker holds the claim now.
+  virtual void fenced(const charge::Charge&, std::string_view /*operation*/) {}
+  // complete or fail took effect.
+  virtual void recorded(const charge::Charge&, std::string_view /*operation*/) {}
+};
+
+}  // namespace ic::application

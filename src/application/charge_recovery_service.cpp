@@ -1,0 +1,206 @@
+#include "application/charge_recovery_service.hpp"
+
+#include <algorithm>
+#include <utility>
+
+#include "domain/charge_status.hpp"
+
+namespace ic::application {
+namespace {
+
+using charge::Charge;
+using charge::Debited;
+using charge::DebitRejected;
+using charge::DebitUnavailable;
+using charge::NotificationFailed;
+using charge::NotificationResult;
+using charge::NotificationSent;
+using charge::to_string;
+using consumer::Ack;
+using consumer::DeadLetter;
+using consumer::Disposition;
+using consumer::RetryLater;
+using idem::ClaimOutcome;
+using idem::WriteOutcome;
+
+// Stops the heartbeat on every path out of the effect, before the final write.
+class HeartbeatScope {
+ public:
+  explicit HeartbeatScope(consumer::LeaseHeartbeat& heartbeat) : heartbeat_(heartbeat) {}
+  HeartbeatScope(const HeartbeatScope&) = delete;
+  HeartbeatScope& operator=(const HeartbeatScope&) = delete;
+  ~HeartbeatScope() { stop(); }
+  void stop() {
+    if (std::exchange(running_, false)) heartbeat_.stop();
+  }
+
+ private:
+  consumer::LeaseHeartbeat& heartbeat_;
+  bool running_ = true;
+};
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+
+DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge& charge) {
+  return DeadLetter{std::string(reason), std::move(detail), charge.id.value()};
+}
+
+}  // namespace
+
+ChargeRecoveryService::ChargeRecoveryService(idem::IdempotencyStore& store,
+                                             charge::AccountDebitPort& bank,
+                                             charge::NotificationPort& notifier, const Clock& clock,
+                                             charge::TokenSource& tokens, ChargeObserver& observer,
+                                             ServiceConfig config)
+    : store_(store),
+      bank_(bank),
+      notifier_(notifier),
+      clock_(clock),
+      tokens_(tokens),
+      observer_(observer),
+      config_(std::move(config)) {}
+
+Millis ChargeRecoveryService::transient_backoff(int receive_count) const {
+  const int doublings = std::clamp(receive_count - 1, 0, 20);
+  const auto grown = config_.retry_base * (std::int64_t{1} << doublings);
+  return std::min(grown, config_.retry_cap);
+}
+
+Disposition ChargeRecoveryService::handle(const Delivery& delivery,
+                                          consumer::LeaseHeartbeat& heartbeat) {
+  const Claim claim{delivery.charge, config_.key_prefix + delivery.charge.id.value(),
+                    tokens_.next()};
+  auto result = store_.claim({.key = claim.key,
+                              .payload_hash = std::string(delivery.payload_hash),
+                              .token = claim.token,
+                              .owner = config_.owner,
+                              .now = clock_.now(),
+                              .lease = config_.lease});
+  if (!result) {
+    observer_.store_failed(delivery.charge, "claim", result.error());
+    return RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"};
+  }
+  observer_.claim_decided(delivery.charge, *result);
+  if (result->outcome != ClaimOutcome::Acquired) return on_refusal(delivery, *result);
+  return run_effect(delivery, claim, heartbeat);
+}
+
+Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
+                                              const idem::ClaimResult& result) const {
+  const idem::ClaimRecord& record = result.record;
+  switch (result.outcome) {
+    case ClaimOutcome::DuplicateDone:
+      return Ack{};
+    case ClaimOutcome::DuplicateInProgress:
+      // Come back right after the holder's lease ends; it may have finished by then.
+      return RetryLater{std::max(Millis{0}, record.lease_until - clock_.now()), "in_progress"};
+    case ClaimOutcome::DuplicateFailed:
+      return dead_letter(charge::dlq_reason::kPreviouslyFailed,
+                         "charge already failed permanently: " + record.failure_reason,
+                         delivery.charge);
+    case ClaimOutcome::PayloadMismatch:
+      return dead_letter(charge::dlq_reason::kPayloadMismatch,
+                         "payload differs from the one recorded for this chargeId (recorded " +
+                             record.payload_hash + ", received " +
+                             std::string(delivery.payload_hash) + ")",
+                         delivery.charge);
+    case ClaimOutcome::Acquired:
+      break;
+  }
+  std::unreachable();  // Acquired never reaches here, and the switch covers every outcome
+}
+
+Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Claim& claim,
+                                              consumer::LeaseHeartbeat& heartbeat) {
+  heartbeat.start(
+      [this, &claim] {
+        auto extended = store_.extend(claim.key, claim.token, clock_.now() + config_.lease);
+        return extended.has_value() && *extended == WriteOutcome::Written;
+      },
+      config_.lease);
+  HeartbeatScope heartbeat_scope(heartbeat);
+
+  const charge::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
+  observer_.debit_finished(claim.charge, debit);
+  return std::visit(Overloaded{
+                        [&](const Debited& debited) {
+                          // Notify while the lease is still kept alive; stop just before
+                          // recording, so no extension races the final write.
+                          const NotificationResult notified = notify(claim, debited);
+                          heartbeat_scope.stop();
+                          return record_debit(claim, debited, notified);
+                        },
+                        [&](const DebitRejected& rejected) {
+                          heartbeat_scope.stop();
+                          return record_rejection(claim, rejected);
+                        },
+                        [&](const DebitUnavailable&) {
+                          heartbeat_scope.stop();
+                          return give_back(delivery, claim);
+                        },
+                    },
+                    debit);
+}
+
+NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debited& debited) {
+  NotificationResult notified =
+      notifier_.notify(claim.charge, debited.debit_ref, claim.charge.id.value() + ":notify");
+  observer_.notification_finished(claim.charge, notified);
+  return notified;
+}
+
+Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debited& debited,
+                                                const NotificationResult& notified) {
+  const charge::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
+                                          ? charge::ChargeStatus::Debited
+                                          : charge::ChargeStatus::DebitedNotificationFailed;
+  auto written = store_.complete(
+      claim.key, claim.token,
+      {.status = std::string(to_string(status)), .result_ref = debited.debit_ref}, clock_.now());
+  return after_final_write(claim, "complete", written, Ack{});
+}
+
+Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
+                                                    const DebitRejected& rejected) {
+  auto written =
+      store_.fail(claim.key, claim.token,
+                  {.status = std::string(to_string(charge::ChargeStatus::FailedPermanent)),
+                   .reason = rejected.code},
+                  clock_.now());
+  return after_final_write(claim, "fail", written,
+                           dead_letter(charge::dlq_reason::kPermanentDebitFailure,
+                                       "bank refused the debit: " + rejected.code, claim.charge));
+}
+
+Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim) {
+  // Releasing lets the redelivery reclaim at once; the bank dedupes the repeated debit.
+  auto released = store_.release(claim.key, claim.token);
+  if (!released) {
+    observer_.store_failed(claim.charge, "release", released.error());
+  } else if (*released == WriteOutcome::Fenced) {
+    observer_.fenced(claim.charge, "release");
+  }
+  return RetryLater{transient_backoff(delivery.receive_count), "debit_unavailable"};
+}
+
+Disposition ChargeRecoveryService::after_final_write(
+    const Claim& claim, std::string_view operation,
+    const std::expected<WriteOutcome, idem::StoreError>& written, Disposition on_written) {
+  if (!written) {
+    // Our claim is still recorded as ours; a redelivery reclaims it once the lease ends and the
+    // bank answers the repeated debit from its idempotency record.
+    observer_.store_failed(claim.charge, operation, written.error());
+    return RetryLater{config_.lease, "store_unavailable"};
+  }
+  if (*written == WriteOutcome::Fenced) {
+    observer_.fenced(claim.charge, operation);
+    return RetryLater{config_.fenced_retry, "fenced"};
+  }
+  observer_.recorded(claim.charge, operation);
+  return on_written;
+}
+
+}  // namespace ic::application

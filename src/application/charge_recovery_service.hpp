@@ -1,0 +1,81 @@
+// ChargeRecoveryService: one delivery of a charge in, one disposition out (DESIGN.md §3).
+// Claim the chargeId, and only as the claim holder debit, notify and record the result.
+//
+//   ChargeRecoveryService service(store, bank, notifier, clock, tokens, observer, config);
+//   consumer::Disposition d = service.handle({.charge = c, .payload_hash = h, .receive_count = 1},
+//                                        heartbeat);
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "application/charge_observer.hpp"
+#include "consumer/disposition.hpp"
+#include "consumer/lease_heartbeat.hpp"
+#include "domain/charge.hpp"
+#include "domain/ports.hpp"
+#include "idempotency/idempotency_store.hpp"
+
+namespace ic::application {
+
+struct ServiceConfig {
+  Millis lease{60'000};
+  std::string owner;       // this worker's identity, recorded on each claim
+  std::string key_prefix;  // prepended to chargeId to form the table key
+  // Backoff for transient failures grows with the delivery's receive count, up to the cap.
+  Millis retry_base{2'000};
+  Millis retry_cap{300'000};
+  // A fenced completion comes back soon: the redelivery will find the other holder's state.
+  Millis fenced_retry{1'000};
+};
+
+struct Delivery {
+  const charge::Charge& charge;
+  std::string_view payload_hash;
+  int receive_count = 1;  // SQS ApproximateReceiveCount, 1 on first delivery
+};
+
+// Thread-safety: handle() may run concurrently on many threads; the service holds no mutable
+// state of its own. Ownership: every port is borrowed and must outlive the service.
+class ChargeRecoveryService {
+ public:
+  ChargeRecoveryService(idem::IdempotencyStore& store, charge::AccountDebitPort& bank,
+                        charge::NotificationPort& notifier, const Clock& clock,
+                        charge::TokenSource& tokens, ChargeObserver& observer,
+                        ServiceConfig config);
+
+  [[nodiscard]] consumer::Disposition handle(const Delivery& delivery,
+                                             consumer::LeaseHeartbeat& heartbeat);
+
+  [[nodiscard]] Millis transient_backoff(int receive_count) const;
+
+ private:
+  struct Claim {
+    const charge::Charge& charge;
+    std::string key;
+    std::string token;
+  };
+
+  consumer::Disposition on_refusal(const Delivery& delivery, const idem::ClaimResult& result) const;
+  consumer::Disposition run_effect(const Delivery& delivery, const Claim& claim,
+                                   consumer::LeaseHeartbeat& heartbeat);
+  charge::NotificationResult notify(const Claim& claim, const charge::Debited& debited);
+  consumer::Disposition record_debit(const Claim& claim, const charge::Debited& debited,
+                                     const charge::NotificationResult& notified);
+  consumer::Disposition record_rejection(const Claim& claim, const charge::DebitRejected& rejected);
+  consumer::Disposition give_back(const Delivery& delivery, const Claim& claim);
+  // Maps the outcome of complete/fail: written → `on_written`, fenced or failed → no ack.
+  consumer::Disposition after_final_write(
+      const Claim& claim, std::string_view operation,
+      const std::expected<idem::WriteOutcome, idem::StoreError>&, consumer::Disposition on_written);
+
+  idem::IdempotencyStore& store_;
+  charge::AccountDebitPort& bank_;
+  charge::NotificationPort& notifier_;
+  const Clock& clock_;
+  charge::TokenSource& tokens_;
+  ChargeObserver& observer_;
+  const ServiceConfig config_;
+};
+
+}  // namespace ic::application

@@ -1,0 +1,46 @@
+#include "consumer/delivery_heartbeat.hpp"
+
+#include "consumer/backoff.hpp"
+
+namespace ic::consumer {
+
+DeliveryHeartbeat::DeliveryHeartbeat(HeartbeatScheduler& scheduler, QueuePort& queue,
+                                     ListenerObserver& observer, const Message& message)
+    : scheduler_(scheduler), queue_(queue), observer_(observer), message_(message) {}
+
+DeliveryHeartbeat::~DeliveryHeartbeat() {
+  stop();
+}
+
+void DeliveryHeartbeat::start(std::function<bool()> extend_claim, Millis lease) {
+  stop();
+  // The visibility change is sent directly, not through the ack batcher: it must not be
+  // reordered after the final delete or visibility change of the same delivery, and stop()
+  // (which precedes those) waits for this tick to finish.
+  auto tick = [&queue = queue_, &observer = observer_, extend = std::move(extend_claim),
+               entry = VisibilityEntry{.message_id = message_.message_id,
+                                       .receipt_handle = message_.receipt_handle,
+                                       .timeout = visibility_seconds(lease)}] {
+    const bool held = extend();
+    observer.on_heartbeat(entry.message_id, held);
+    if (!held) return false;
+    auto reply = queue.change_visibility_batch(std::span<const VisibilityEntry>(&entry, 1));
+    if (!reply) {
+      observer.on_heartbeat_visibility_failed(entry.message_id, reply.error());
+    } else if (reply->empty() || !reply->front()) {
+      observer.on_heartbeat_visibility_failed(
+          entry.message_id,
+          reply->empty() ? QueueError{.code = "MissingBatchEntry"} : reply->front().error());
+    }
+    return true;  // a missed visibility change is retried at the next tick
+  };
+  scheduled_ = scheduler_.schedule(lease / 2, std::move(tick));
+}
+
+void DeliveryHeartbeat::stop() {
+  if (!scheduled_) return;
+  scheduler_.cancel(*scheduled_);
+  scheduled_.reset();
+}
+
+}  // namespace ic::consumer

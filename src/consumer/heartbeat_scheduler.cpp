@@ -1,0 +1,77 @@
+#include "consumer/heartbeat_scheduler.hpp"
+
+#include <algorithm>
+
+namespace ic::consumer {
+
+HeartbeatScheduler::HeartbeatScheduler() : thread_([this] { run(); }) {}
+
+HeartbeatScheduler::~HeartbeatScheduler() {
+  {
+    std::lock_guard lock(mutex_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  thread_.join();
+}
+
+HeartbeatScheduler::Id HeartbeatScheduler::schedule(Millis interval, Tick tick) {
+  interval = std::max(interval, Millis{1});
+  Id id = 0;
+  {
+    std::lock_guard lock(mutex_);
+    id = next_id_++;
+    entries_.emplace(id, Entry{SteadyClock::now() + interval, interval, std::move(tick)});
+  }
+  changed_.notify_all();
+  return id;
+}
+
+void HeartbeatScheduler::cancel(Id id) {
+  std::unique_lock lock(mutex_);
+  entries_.erase(id);
+  changed_.wait(lock, [&] { return running_ != id; });
+}
+
+void HeartbeatScheduler::run() {
+  std::unique_lock lock(mutex_);
+  while (!stopping_) {
+    auto next =
+        std::ranges::min_element(entries_, {}, [](const auto& item) { return item.second.due; });
+    if (next == entries_.end()) {
+      changed_.wait(lock);
+      continue;
+    }
+    if (const auto due = next->second.due; SteadyClock::now() < due) {
+      // `due` is a copy: the entry may be erased while we wait.
+      changed_.wait_until(lock, due);
+      continue;
+    }
+    const Id id = next->first;
+    running_ = id;
+    bool again = false;
+    {
+      // A copy, because cancel() may erase the entry while it runs; destroyed before
+      // running_ is cleared, since its captures may refer to the canceller's stack.
+      Tick tick = next->second.tick;
+      lock.unlock();
+      try {
+        again = tick();
+      } catch (...) {
+        again = false;  // a broken tick stops repeating; it must not take the timer down
+      }
+    }
+    lock.lock();
+    running_ = 0;
+    if (auto it = entries_.find(id); it != entries_.end()) {
+      if (again) {
+        it->second.due = SteadyClock::now() + it->second.interval;
+      } else {
+        entries_.erase(it);
+      }
+    }
+    changed_.notify_all();
+  }
+}
+
+}  // namespace ic::consumer

@@ -1,0 +1,232 @@
+#include "consumer/listener_container.hpp"
+
+#include <algorithm>
+#include <random>
+#include <stdexcept>
+#include <variant>
+
+#include "consumer/dead_letter.hpp"
+#include "consumer/delivery_heartbeat.hpp"
+
+namespace ic::consumer {
+
+namespace {
+
+ListenerObserver& no_op_observer() {
+  static ListenerObserver observer;
+  return observer;
+}
+
+std::uint64_t seed_of(const ListenerConfig& config) {
+  return config.seed ? *config.seed : std::random_device{}();
+}
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+
+}  // namespace
+
+ListenerContainer::ListenerContainer(QueuePort& queue, Handler handler, ListenerConfig config,
+                                     ListenerObserver* observer)
+    : queue_(queue),
+      handler_(std::move(handler)),
+      config_(std::move(config)),
+      observer_(observer ? *observer : no_op_observer()),
+      jitter_(seed_of(config_)),
+      batcher_(queue_, observer_, config_.flush_interval),
+      free_slots_(static_cast<std::ptrdiff_t>(config_.workers)) {
+  if (config_.workers == 0 || config_.receivers == 0 || !handler_) {
+    throw std::invalid_argument("ListenerContainer needs a handler, workers and receivers");
+  }
+}
+
+ListenerContainer::~ListenerContainer() {
+  request_stop();
+  for (auto& thread : receivers_) {
+    if (thread.joinable()) thread.join();
+  }
+  for (auto& thread : workers_) {
+    if (thread.joinable()) thread.join();
+  }
+}
+
+void ListenerContainer::request_stop() {
+  {
+    std::lock_guard lock(mutex_);
+    stop_requested_ = true;
+  }
+  changed_.notify_all();
+}
+
+void ListenerContainer::run() {
+  batcher_.start();
+  for (std::size_t i = 0; i < config_.workers; ++i) {
+    workers_.emplace_back([this] { worker_loop(); });
+  }
+  for (std::size_t i = 0; i < config_.receivers; ++i) {
+    receivers_.emplace_back([this] { receive_loop(); });
+  }
+  {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [this] { return stop_requested_; });
+  }
+  finish_shutdown();
+}
+
+void ListenerContainer::finish_shutdown() {
+  // Workers take nothing new once stop is requested: what is queued goes back at once.
+  std::vector<Message> unstarted;
+  {
+    std::unique_lock lock(mutex_);
+    unstarted.assign(std::make_move_iterator(ready_.begin()),
+                     std::make_move_iterator(ready_.end()));
+    ready_.clear();
+  }
+  return_unstarted(std::move(unstarted));
+  {
+    std::unique_lock lock(mutex_);
+    const auto idle = [this] { return in_flight_ == 0; };
+    if (!changed_.wait_for(lock, config_.shutdown_grace, idle)) {
+      observer_.on_grace_exceeded(in_flight_);
+      changed_.wait(lock, idle);
+    }
+  }
+  for (auto& thread : workers_) thread.join();
+  for (auto& thread : receivers_) thread.join();  // each returns what its last poll brought
+  workers_.clear();
+  receivers_.clear();
+  batcher_.stop();  // flushes every buffered delete and visibility change
+}
+
+void ListenerContainer::receive_loop() {
+  int failures = 0;
+  while (true) {
+    int asked = 0;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return stop_requested_ || free_slots_ > 0; });
+      if (stop_requested_) return;
+      asked = static_cast<int>(std::min<std::ptrdiff_t>(free_slots_, kMaxReceiveMessages));
+      free_slots_ -= asked;
+    }
+    auto received = queue_.receive(asked, config_.wait_time);
+    if (!received) {
+      const auto delay = backoff_delay(config_.receive_backoff, failures++, jitter_.uniform01());
+      observer_.on_receive_error(received.error(), delay);
+      std::unique_lock lock(mutex_);
+      free_slots_ += asked;
+      changed_.notify_all();
+      changed_.wait_for(lock, delay, [this] { return stop_requested_; });
+      continue;
+    }
+    failures = 0;
+    observer_.on_received(received->size());  // an empty poll also proves the queue answers
+    std::vector<Message> late;
+    {
+      std::lock_guard lock(mutex_);
+      free_slots_ += asked - static_cast<std::ptrdiff_t>(received->size());
+      if (stop_requested_) {
+        late = std::move(*received);
+      } else {
+        for (auto& message : *received) ready_.push_back(std::move(message));
+      }
+    }
+    changed_.notify_all();
+    return_unstarted(std::move(late));
+  }
+}
+
+void ListenerContainer::worker_loop() {
+  while (true) {
+    std::optional<Message> message;
+    {
+      std::unique_lock lock(mutex_);
+      changed_.wait(lock, [this] { return stop_requested_ || !ready_.empty(); });
+      if (stop_requested_) return;
+      message = std::move(ready_.front());
+      ready_.pop_front();
+      // Reported under the lock so that the gauge never ends on a stale value.
+      observer_.on_in_flight(++in_flight_);
+    }
+    process(*message);
+    {
+      std::lock_guard lock(mutex_);
+      observer_.on_in_flight(--in_flight_);
+      ++free_slots_;
+    }
+    changed_.notify_all();
+  }
+}
+
+void ListenerContainer::process(const Message& message) {
+  const auto started = std::chrono::steady_clock::now();
+  DeliveryHeartbeat heartbeat(heartbeats_, queue_, observer_, message);
+  consumer::Disposition disposition;
+  try {
+    disposition = handler_(message, heartbeat);
+  } catch (const std::exception& error) {
+    heartbeat.stop();
+    observer_.on_handler_error(message.message_id, error.what());
+    return;
+  } catch (...) {
+    heartbeat.stop();
+    observer_.on_handler_error(message.message_id, "non-standard exception");
+    return;
+  }
+  // The handler should have stopped it already; the final action must not race a heartbeat.
+  heartbeat.stop();
+  const auto elapsed =
+      std::chrono::duration_cast<Millis>(std::chrono::steady_clock::now() - started);
+  apply(message, disposition, elapsed);
+}
+
+void ListenerContainer::apply(const Message& message, const consumer::Disposition& disposition,
+                              Millis elapsed) {
+  const DeleteEntry remove{.message_id = message.message_id,
+                           .receipt_handle = message.receipt_handle};
+  std::visit(Overloaded{
+                 [&](const consumer::Ack&) {
+                   observer_.on_disposition(DispositionKind::Ack, "", elapsed);
+                   batcher_.add_delete(remove);
+                 },
+                 [&](const consumer::RetryLater& retry) {
+                   observer_.on_disposition(DispositionKind::RetryLater, retry.reason, elapsed);
+                   retry_after(message, retry.after);
+                 },
+                 [&](const consumer::DeadLetter& dead) {
+                   observer_.on_disposition(DispositionKind::DeadLetter, dead.reason, elapsed);
+                   auto sent = queue_.send_to_dlq(
+                       message.body, dead_letter_attributes(message, dead, config_.key_attribute));
+                   if (sent) {
+                     batcher_.add_delete(remove);
+                     return;
+                   }
+                   // Deleting now would lose the message: it comes back and is dead-lettered again
+                   // once the DLQ answers.
+                   observer_.on_dlq_send_failed(message.message_id, sent.error());
+                   retry_after(message, config_.dlq_failure_retry);
+                 },
+             },
+             disposition);
+}
+
+void ListenerContainer::retry_after(const Message& message, Millis after) {
+  batcher_.add_visibility(
+      {.message_id = message.message_id,
+       .receipt_handle = message.receipt_handle,
+       .timeout = retry_visibility(after, config_.retry_jitter_ratio, jitter_.uniform01())});
+}
+
+void ListenerContainer::return_unstarted(std::vector<Message> messages) {
+  if (messages.empty()) return;
+  for (const auto& message : messages) {
+    batcher_.add_visibility({.message_id = message.message_id,
+                             .receipt_handle = message.receipt_handle,
+                             .timeout = std::chrono::seconds{0}});
+  }
+  observer_.on_returned_unstarted(messages.size());
+}
+
+}  // namespace ic::consumer

@@ -1,0 +1,96 @@
+// The SQS listener container: long-poll receivers feed a bounded worker pool; each handler's
+// Disposition becomes a batched delete, a visibility change or a DLQ forward; long handlers are
+// heartbeated; request_stop() shuts down without losing a message. Reusable: it knows the
+// queue port, the Disposition vocabulary and nothing about the business (DESIGN.md §4).
+//
+//   ListenerContainer container(queue, [&](const Message& m, consumer::LeaseHeartbeat& hb) {
+//     return service.handle(m.body, hb);
+//   }, {.workers = 32});
+//   std::jthread signals([&] { wait_for_sigterm(); container.request_stop(); });
+//   container.run();  // returns once stopped, in-flight work finished and acks flushed
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "consumer/ack_batcher.hpp"
+#include "consumer/backoff.hpp"
+#include "consumer/disposition.hpp"
+#include "consumer/heartbeat_scheduler.hpp"
+#include "consumer/lease_heartbeat.hpp"
+#include "consumer/listener_observer.hpp"
+#include "consumer/queue_port.hpp"
+
+namespace ic::consumer {
+
+struct ListenerConfig {
+  std::size_t workers = 32;
+  std::size_t receivers = 1;               // concurrent long polls
+  std::chrono::seconds wait_time{20};      // WaitTimeSeconds of each receive
+  Millis flush_interval{100};              // longest an ack waits for its batch to fill
+  Millis shutdown_grace{30000};            // how long in-flight handlers get after a stop
+  double retry_jitter_ratio = 0.1;         // RetryLater{after} waits after * [1, 1 + ratio)
+  Millis dlq_failure_retry{30000};         // visibility after a failed DLQ forward
+  ExponentialBackoff receive_backoff{};    // after each failed receive, growing per failure
+  std::string key_attribute = "chargeId";  // DLQ attribute naming DeadLetter::key
+  std::optional<std::uint64_t> seed;       // jitter seed; random when absent
+};
+
+using Handler = std::function<consumer::Disposition(const Message&, consumer::LeaseHeartbeat&)>;
+
+// Thread-safety: run() is called once, from one thread; request_stop() may be called from
+// any thread, before or during run() (it is not async-signal-safe: wire signals through a
+// thread that waits for them). The handler runs on `workers` threads concurrently.
+// Ownership: `queue` and `observer` must outlive the container.
+// Shutdown takes at most one receive wait (a long poll in progress is not interrupted; what
+// it returns is handed back with visibility 0) or the handlers' remaining time, whichever is
+// longer. Handlers still running after shutdown_grace are reported and still awaited: the
+// container never abandons a delivery it started.
+class ListenerContainer {
+ public:
+  ListenerContainer(QueuePort& queue, Handler handler, ListenerConfig config,
+                    ListenerObserver* observer = nullptr);
+  ~ListenerContainer();
+  ListenerContainer(const ListenerContainer&) = delete;
+  ListenerContainer& operator=(const ListenerContainer&) = delete;
+
+  void run();
+  void request_stop();
+
+ private:
+  void receive_loop();
+  void worker_loop();
+  void process(const Message& message);
+  void apply(const Message& message, const consumer::Disposition& disposition, Millis elapsed);
+  void retry_after(const Message& message, Millis after);
+  void return_unstarted(std::vector<Message> messages);
+  void finish_shutdown();
+
+  QueuePort& queue_;
+  Handler handler_;
+  const ListenerConfig config_;
+  ListenerObserver& observer_;
+  Jitter jitter_;
+  AckBatcher batcher_;
+  HeartbeatScheduler heartbeats_;
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool stop_requested_ = false;    // guarded by mutex_
+  std::ptrdiff_t free_slots_ = 0;  // guarded by mutex_; workers minus queued and running
+  std::deque<Message> ready_;      // guarded by mutex_; received, not started
+  std::size_t in_flight_ = 0;      // guarded by mutex_
+  std::vector<std::thread> workers_;
+  std::vector<std::thread> receivers_;
+};
+
+}  // namespace ic::consumer

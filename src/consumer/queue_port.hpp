@@ -1,0 +1,111 @@
+// The queue port the listener container drives: receive, batched delete and visibility
+// changes, and forwarding to a dead-letter queue. Generic: nothing here knows the business.
+//
+//   auto got = queue.receive(3, std::chrono::seconds{20});
+//   if (got) for (auto& m : *got) { /* handle */ }
+//   std::vector<DeleteEntry> acks{{.message_id = m.message_id, .receipt_handle =
+//   m.receipt_handle}}; auto reply = queue.delete_batch(acks);  // reply->at(i) answers acks[i]
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/time.hpp"
+
+namespace ic::consumer {
+
+// What the caller should do about a failure (same meaning as the AWS SDKs' retry classes).
+enum class ErrorClass {
+  Retryable,   // transient (5xx, timeout, connection, InternalError entry): retry with backoff
+  Throttling,  // the service asked us to slow down: retry with a longer backoff
+  Permanent,   // will not succeed as sent (bad receipt handle, access denied, missing queue)
+};
+
+[[nodiscard]] std::string_view to_string(ErrorClass error_class);
+
+struct QueueError {
+  ErrorClass error_class = ErrorClass::Retryable;
+  std::string code;     // e.g. ReceiptHandleIsInvalid, AWS.SimpleQueueService.NonExistentQueue
+  std::string message;  // human-readable, never contains a credential
+  [[nodiscard]] bool retryable() const { return error_class != ErrorClass::Permanent; }
+};
+
+// A message attribute. SQS types are String, Number and Binary (with optional ".suffix");
+// Binary values are carried base64-encoded, as on the wire.
+struct MessageAttribute {
+  std::string data_type = "String";
+  std::string value;
+  friend bool operator==(const MessageAttribute&, const MessageAttribute&) = default;
+};
+
+using MessageAttributes = std::map<std::string, MessageAttribute, std::less<>>;
+
+// One delivery. The same message (message_id) can be delivered again, even twice inside one
+// receive on a standard queue; receipt_handle identifies this delivery.
+struct Message {
+  std::string message_id;
+  std::string receipt_handle;
+  std::string body;
+  int receive_count = 1;                                       // ApproximateReceiveCount
+  Instant sent_at{};                                           // SentTimestamp
+  std::map<std::string, std::string, std::less<>> attributes;  // all system attributes as sent
+  MessageAttributes message_attributes;
+};
+
+struct DeleteEntry {
+  std::string message_id;  // for logs and metrics only; never sent as the batch entry id
+  std::string receipt_handle;
+};
+
+struct VisibilityEntry {
+  std::string message_id;  // for logs and metrics only
+  std::string receipt_handle;
+  std::chrono::seconds timeout{0};  // from now; 0 makes the message visible at once
+};
+
+// Per-entry answer of a batch call, by POSITION: result[i] answers entries[i]. Entries are
+// never matched by message id, because a standard queue may hand out one message twice in a
+// single receive and both deliveries can then sit in the same batch.
+using EntryResult = std::expected<void, QueueError>;
+using BatchResult = std::vector<EntryResult>;
+
+inline constexpr std::size_t kMaxBatchEntries = 10;           // SQS limit per batch call
+inline constexpr int kMaxReceiveMessages = 10;                // SQS limit per ReceiveMessage
+inline constexpr std::chrono::seconds kMaxVisibility{43200};  // 12 hours, SQS limit
+
+// Thread-safety: every method may be called concurrently from any number of threads (the
+// container polls, acknowledges and heartbeats from different threads).
+// Ownership: the port copies what it needs; spans and views need only live for the call.
+// Blocking: receive() blocks up to `wait` (long poll) and may return fewer messages than
+// asked, or none; every other call blocks for one round trip (plus the port's own retries).
+// Errors: an error of the whole call means no entry is known to have taken effect; a
+// BatchResult means the call was answered and each entry has its own outcome.
+class QueuePort {
+ public:
+  virtual ~QueuePort() = default;
+
+  // Up to `max_messages` (1..10) deliveries, each with ApproximateReceiveCount, SentTimestamp
+  // and all message attributes.
+  [[nodiscard]] virtual std::expected<std::vector<Message>, QueueError> receive(
+      int max_messages, std::chrono::seconds wait) = 0;
+
+  // At most kMaxBatchEntries entries; the result has exactly entries.size() elements.
+  [[nodiscard]] virtual std::expected<BatchResult, QueueError> delete_batch(
+      std::span<const DeleteEntry> entries) = 0;
+
+  // At most kMaxBatchEntries entries; the result has exactly entries.size() elements.
+  [[nodiscard]] virtual std::expected<BatchResult, QueueError> change_visibility_batch(
+      std::span<const VisibilityEntry> entries) = 0;
+
+  // Sends `body` unchanged to the dead-letter queue with `attributes`.
+  [[nodiscard]] virtual std::expected<void, QueueError> send_to_dlq(
+      std::string_view body, const MessageAttributes& attributes) = 0;
+};
+
+}  // namespace ic::consumer

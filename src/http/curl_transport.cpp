@@ -1,0 +1,196 @@
+#include "http/curl_transport.hpp"
+
+#include <curl/curl.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <string>
+#include <unordered_map>
+
+namespace ic::http {
+namespace {
+
+// A reply larger than this is cut off and reported as an interrupted transfer.
+constexpr std::size_t kMaxResponseBytes = 64 * 1024 * 1024;
+
+std::atomic<std::uint64_t> next_transport_id{1};
+
+void init_curl_once() {
+  static const CURLcode result = curl_global_init(CURL_GLOBAL_DEFAULT);
+  if (result != CURLE_OK) throw std::runtime_error("curl_global_init failed");
+}
+
+// What one transfer collects through the callbacks.
+struct Exchange {
+  HttpResponse response;
+  bool too_large = false;
+};
+
+std::size_t on_body(char* data, std::size_t size, std::size_t count, void* user) {
+  auto& exchange = *static_cast<Exchange*>(user);
+  const std::size_t bytes = size * count;
+  if (exchange.response.body.size() + bytes > kMaxResponseBytes) {
+    exchange.too_large = true;
+    return 0;
+  }
+  exchange.response.body.append(data, bytes);
+  return bytes;
+}
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.front())))
+    text.remove_prefix(1);
+  while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())))
+    text.remove_suffix(1);
+  return text;
+}
+
+std::size_t on_header(char* data, std::size_t size, std::size_t count, void* user) {
+  auto& headers = static_cast<Exchange*>(user)->response.headers;
+  const std::size_t bytes = size * count;
+  const std::string_view line(data, bytes);
+  // A new status line (e.g. after "100 Continue") starts a new header block.
+  if (line.starts_with("HTTP/")) {
+    headers.clear();
+    return bytes;
+  }
+  const auto colon = line.find(':');
+  if (colon == std::string_view::npos) return bytes;
+  std::string name(trim(line.substr(0, colon)));
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  headers.emplace_back(std::move(name), std::string(trim(line.substr(colon + 1))));
+  return bytes;
+}
+
+struct HeaderList {
+  curl_slist* list = nullptr;
+  ~HeaderList() { curl_slist_free_all(list); }
+  void add(const std::string& line) {
+    if (auto* grown = curl_slist_append(list, line.c_str())) list = grown;
+  }
+};
+
+bool has_header(const HttpRequest& request, std::string_view lower_name) {
+  return std::any_of(request.headers.begin(), request.headers.end(), [&](const auto& header) {
+    return header.first.size() == lower_name.size() &&
+           std::equal(
+               header.first.begin(), header.first.end(), lower_name.begin(),
+               [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+  });
+}
+
+// Whether the whole request reached the socket: only then can the server have acted on it.
+bool request_sent(CURL* curl, const HttpRequest& request) {
+  curl_off_t uploaded = 0;
+  long header_bytes = 0;
+  curl_easy_getinfo(curl, CURLINFO_SIZE_UPLOAD_T, &uploaded);
+  curl_easy_getinfo(curl, CURLINFO_REQUEST_SIZE, &header_bytes);
+  return header_bytes > 0 && uploaded >= static_cast<curl_off_t>(request.body.size());
+}
+
+TransportError classify(CURLcode code, bool sent, const char* detail) {
+  TransportFailure failure = TransportFailure::CouldNotConnect;
+  switch (code) {
+    case CURLE_OPERATION_TIMEDOUT:
+      failure = sent ? TransportFailure::TimeoutAfterSend : TransportFailure::TimeoutBeforeSend;
+      break;
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_COULDNT_RESOLVE_PROXY:
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+      failure = TransportFailure::CouldNotConnect;
+      break;
+    default:
+      // Send/receive errors, an empty reply, a cut-off body: ambiguous once the request left.
+      failure = sent ? TransportFailure::Interrupted : TransportFailure::CouldNotConnect;
+      break;
+  }
+  return TransportError{.failure = failure,
+                        .detail = fmt::format("{} ({})", curl_easy_strerror(code), detail)};
+}
+
+}  // namespace
+
+struct CurlHttpTransport::Handle {
+  CURL* curl = nullptr;
+  Handle() : curl(curl_easy_init()) {
+    if (curl == nullptr) throw std::runtime_error("curl_easy_init failed");
+  }
+  ~Handle() { curl_easy_cleanup(curl); }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+};
+
+CurlHttpTransport::CurlHttpTransport() : id_(next_transport_id.fetch_add(1)) {
+  init_curl_once();
+}
+
+CurlHttpTransport::~CurlHttpTransport() = default;
+
+CurlHttpTransport::Handle& CurlHttpTransport::handle_for_this_thread() {
+  // Stale entries of destroyed transports stay behind as a few bytes; their ids never return.
+  thread_local std::unordered_map<std::uint64_t, Handle*> cache;
+  if (auto it = cache.find(id_); it != cache.end()) return *it->second;
+  auto handle = std::make_unique<Handle>();
+  Handle* raw = handle.get();
+  {
+    std::lock_guard lock(mutex_);
+    handles_.push_back(std::move(handle));
+  }
+  cache.emplace(id_, raw);
+  return *raw;
+}
+
+std::expected<HttpResponse, TransportError> CurlHttpTransport::send(const HttpRequest& request,
+                                                                    const HttpTimeouts& timeouts) {
+  CURL* curl = handle_for_this_thread().curl;
+  // Reset forgets the previous request's options but keeps the live connection.
+  curl_easy_reset(curl);
+  Exchange exchange;
+  char error_buffer[CURL_ERROR_SIZE] = {};
+  HeaderList headers;
+  for (const auto& [name, value] : request.headers) headers.add(fmt::format("{}: {}", name, value));
+  headers.add("Expect:");  // no 100-continue round trip for larger bodies
+  // curl would label a body without a content type as a form; send what the caller said.
+  if (!has_header(request, "content-type")) headers.add("Content-Type:");
+
+  curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 30L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPINTVL, 15L);
+  curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeouts.connect.count()));
+  curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts.total.count()));
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  curl_easy_setopt(curl, CURLOPT_HEADERDATA, &exchange);
+  if (request.method == "GET") {
+    curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  } else {
+    if (request.method != "POST")
+      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    curl_easy_setopt(curl, CURLOPT_POST, 1L);
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
+    curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
+                     static_cast<curl_off_t>(request.body.size()));
+  }
+
+  const CURLcode code = curl_easy_perform(curl);
+  if (code != CURLE_OK) {
+    const bool sent = request_sent(curl, request);
+    return std::unexpected(
+        classify(code, sent, exchange.too_large ? "reply too large" : error_buffer));
+  }
+  curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &exchange.response.status);
+  return std::move(exchange.response);
+}
+
+}  // namespace ic::http

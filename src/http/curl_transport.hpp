@@ -1,0 +1,41 @@
+// HttpTransport over libcurl: one easy handle per (transport, thread), reused so that
+// consecutive requests from a thread travel over the same kept-alive connection.
+//
+//   CurlHttpTransport transport;
+//   auto reply = transport.send({.method = "POST", .url = url, .headers = h, .body = b},
+//                               {.connect = 1s, .total = 5s});
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "http/http_transport.hpp"
+
+namespace ic::http {
+
+// Thread-safety: send() may be called concurrently; each thread gets its own handle, created
+// on first use and owned by the transport (connections close when the transport is destroyed).
+// Ownership: the transport must outlive every send() call; destroy it only when no thread is
+// inside send(). Redirects are not followed; TLS peers are verified with the system CA store.
+class CurlHttpTransport final : public HttpTransport {
+ public:
+  CurlHttpTransport();
+  ~CurlHttpTransport() override;
+  CurlHttpTransport(const CurlHttpTransport&) = delete;
+  CurlHttpTransport& operator=(const CurlHttpTransport&) = delete;
+
+  [[nodiscard]] std::expected<HttpResponse, TransportError> send(
+      const HttpRequest& request, const HttpTimeouts& timeouts) override;
+
+ private:
+  struct Handle;
+  Handle& handle_for_this_thread();
+
+  const std::uint64_t id_;  // never reused, so a thread's cache cannot confuse two transports
+  std::mutex mutex_;
+  std::vector<std::unique_ptr<Handle>> handles_;  // guarded by mutex_
+};
+
+}  // namespace ic::http

@@ -1,0 +1,64 @@
+// The HTTP transport port used by the AWS clients and the bank adapters.
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ic::http {
+
+using Headers = std::vector<std::pair<std::string, std::string>>;
+
+struct HttpRequest {
+  std::string method;  // GET, POST, PUT
+  std::string url;     // absolute: scheme://host[:port]/path[?query]
+  Headers headers;
+  std::string body;
+};
+
+struct HttpResponse {
+  long status = 0;
+  Headers headers;  // names lower-cased
+  std::string body;
+
+  [[nodiscard]] const std::string* header(std::string_view lower_name) const {
+    for (const auto& [name, value] : headers) {
+      if (name == lower_name) return &value;
+    }
+    return nullptr;
+  }
+};
+
+enum class TransportFailure {
+  CouldNotConnect,    // DNS, refused, TLS handshake: the request never left; safe to retry
+  TimeoutBeforeSend,  // connect timeout: never left
+  TimeoutAfterSend,   // sent, no complete answer in time: the effect may have happened
+  Interrupted,        // connection dropped after sending: the effect may have happened
+};
+
+struct TransportError {
+  TransportFailure failure = TransportFailure::CouldNotConnect;
+  std::string detail;
+  [[nodiscard]] bool ambiguous() const {
+    return failure == TransportFailure::TimeoutAfterSend ||
+           failure == TransportFailure::Interrupted;
+  }
+};
+
+struct HttpTimeouts {
+  std::chrono::milliseconds connect{2000};
+  std::chrono::milliseconds total{10000};
+};
+
+// Thread-safety: send() may be called concurrently from many threads; implementations keep
+// one connection (curl handle) per thread so keep-alive works without locking.
+class HttpTransport {
+ public:
+  virtual ~HttpTransport() = default;
+  [[nodiscard]] virtual std::expected<HttpResponse, TransportError> send(
+      const HttpRequest& request, const HttpTimeouts& timeouts) = 0;
+};
+
+}  // namespace ic::http

@@ -1,0 +1,256 @@
+// The service against DESIGN.md §3's outcome table, one behaviour per test.
+#include "application/charge_recovery_service.hpp"
+
+#include <gmock/gmock.h>
+
+#include "application/service_fixture.hpp"
+#include "domain/charge_status.hpp"
+
+namespace ic::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST_F(ServiceFixture, FirstDeliveryDebitsNotifiesRecordsDoneAndAcks) {
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  EXPECT_EQ(bank.calls_for("CHG-20261130-000123"), 1);
+  EXPECT_THAT(notifier.keys(), ::testing::ElementsAre("CHG-20261130-000123:notify"));
+  const idem::ClaimRecord r = record();
+  EXPECT_EQ(r.state, idem::ClaimState::Done);
+  EXPECT_EQ(r.status, "DEBITED");
+  EXPECT_EQ(r.result_ref, "DBT-CHG-20261130-000123");
+  EXPECT_EQ(r.owner, "test-worker");
+}
+
+TEST_F(ServiceFixture, DuplicateOfADoneChargeIsAckedWithoutDebit) {
+  ASSERT_TRUE(is_ack(deliver(charge)));
+  clock.advance(3 * kLease);
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  EXPECT_TRUE(is_ack(deliver(charge, "hash-1", 7)));
+  EXPECT_EQ(bank.calls(), 1);
+  EXPECT_EQ(notifier.keys().size(), 1u);
+}
+
+TEST_F(ServiceFixture, InFlightDuplicateIsNotAckedAndReturnsWhenTheLeaseEnds) {
+  consumer::Disposition duplicate;
+  bank.before_debit = [&](const charge::Charge&) {
+    bank.before_debit = nullptr;
+    clock.advance(10s);
+    duplicate = deliver(charge);
+  };
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  const auto* retry = std::get_if<consumer::RetryLater>(&duplicate);
+  ASSERT_NE(retry, nullptr);
+  EXPECT_EQ(retry->after, kLease - 10s) << "come back right after the holder's lease ends";
+  EXPECT_EQ(retry->reason, "in_progress");
+  EXPECT_EQ(bank.calls(), 1);
+}
+
+TEST_F(ServiceFixture, CrashedClaimIsReclaimedAfterTheLeaseAndTheBankReplaysTheDebit) {
+  // A worker claimed, debited and died before recording DONE.
+  ASSERT_EQ(store
+                .claim({.key = charge.id.value(),
+                        .payload_hash = "hash-1",
+                        .token = "crashed",
+                        .owner = "dead-worker",
+                        .now = clock.now(),
+                        .lease = kLease})
+                ->outcome,
+            idem::ClaimOutcome::Acquired);
+  ASSERT_TRUE(std::holds_alternative<charge::Debited>(bank.debit(charge, charge.id.value())));
+
+  EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)))
+      << "the dead worker's lease is still live";
+  clock.advance(kLease + 1ms);
+  EXPECT_TRUE(is_ack(deliver(charge)));
+
+  EXPECT_EQ(bank.calls_for(charge.id.value()), 2) << "debit called again with the same key";
+  EXPECT_EQ(bank.money_movements(), 1u) << "the bank moved money once";
+  const idem::ClaimRecord r = record();
+  EXPECT_EQ(r.state, idem::ClaimState::Done);
+  EXPECT_EQ(r.fence, 2);
+  EXPECT_EQ(r.result_ref, "DBT-CHG-20261130-000123") << "the original debitId is recorded";
+}
+
+TEST_F(ServiceFixture, PermanentBankFailureRecordsFailedAndDeadLetters) {
+  bank.script(charge.id.value(), {charge::DebitRejected{"INSUFFICIENT_FUNDS"}});
+  ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(deliver(charge)));
+  const consumer::Disposition d = deliver(charge);  // a redelivery of the same message
+  const idem::ClaimRecord r = record();
+  EXPECT_EQ(r.state, idem::ClaimState::Failed);
+  EXPECT_EQ(r.status, "FAILED_PERMANENT");
+  EXPECT_EQ(r.failure_reason, "INSUFFICIENT_FUNDS");
+  const auto* again = std::get_if<consumer::DeadLetter>(&d);
+  ASSERT_NE(again, nullptr);
+  EXPECT_EQ(again->reason, charge::dlq_reason::kPreviouslyFailed);
+  EXPECT_THAT(again->detail, HasSubstr("INSUFFICIENT_FUNDS"));
+  EXPECT_EQ(bank.calls(), 1) << "a FAILED charge is never debited again";
+}
+
+TEST_F(ServiceFixture, PermanentFailureDeadLetterNamesTheReasonAndTheCharge) {
+  bank.script(charge.id.value(), {charge::DebitRejected{"ACCOUNT_CLOSED"}});
+  const consumer::Disposition d = deliver(charge);
+  const auto* dead = std::get_if<consumer::DeadLetter>(&d);
+  ASSERT_NE(dead, nullptr);
+  EXPECT_EQ(dead->reason, charge::dlq_reason::kPermanentDebitFailure);
+  EXPECT_THAT(dead->detail, HasSubstr("ACCOUNT_CLOSED"));
+  EXPECT_EQ(dead->key, charge.id.value());
+}
+
+TEST_F(ServiceFixture, NotificationFailureIsRecordedAndNeverRedebits) {
+  notifier.fail_all();
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  EXPECT_EQ(record().status, "DEBITED_NOTIFICATION_FAILED");
+  EXPECT_EQ(record().state, idem::ClaimState::Done);
+  clock.advance(2 * kLease);
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  EXPECT_EQ(bank.calls(), 1);
+}
+
+TEST_F(ServiceFixture, StaleHolderIsFencedAndDoesNotAck) {
+  consumer::Disposition second;
+  bank.before_debit = [&](const charge::Charge&) {
+    bank.before_debit = nullptr;  // only the first (slow) worker pauses here
+    clock.advance(kLease + 1ms);  // its lease runs out mid-debit
+    second = deliver(charge);     // the redelivery reclaims and finishes
+  };
+  const consumer::Disposition first = deliver(charge);
+
+  EXPECT_TRUE(is_ack(second));
+  const auto* retry = std::get_if<consumer::RetryLater>(&first);
+  ASSERT_NE(retry, nullptr) << "a fenced completion must not ack";
+  EXPECT_EQ(retry->reason, "fenced");
+  EXPECT_EQ(observer.fenced_count, 1);
+  const idem::ClaimRecord r = record();
+  EXPECT_EQ(r.claim_token, "token-2") << "the final record is the second holder's";
+  EXPECT_EQ(r.fence, 2);
+  EXPECT_EQ(bank.money_movements(), 1u);
+}
+
+TEST_F(ServiceFixture, DifferentPayloadForTheSameChargeIsDeadLetteredWithoutDebit) {
+  ASSERT_TRUE(is_ack(deliver(charge, "hash-1")));
+  const consumer::Disposition d = deliver(make_charge("CHG-20261130-000123", 9900), "hash-2");
+  const auto* dead = std::get_if<consumer::DeadLetter>(&d);
+  ASSERT_NE(dead, nullptr);
+  EXPECT_EQ(dead->reason, charge::dlq_reason::kPayloadMismatch);
+  EXPECT_THAT(dead->detail, HasSubstr("hash-1"));
+  EXPECT_EQ(bank.calls(), 1);
+}
+
+TEST_F(ServiceFixture, PayloadMismatchWhileInProgressIsDeadLetteredToo) {
+  consumer::Disposition other;
+  bank.before_debit = [&](const charge::Charge&) {
+    bank.before_debit = nullptr;
+    other = deliver(make_charge("CHG-20261130-000123", 1), "hash-2");
+  };
+  EXPECT_TRUE(is_ack(deliver(charge, "hash-1")));
+  ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(other));
+  EXPECT_EQ(std::get<consumer::DeadLetter>(other).reason, charge::dlq_reason::kPayloadMismatch);
+  EXPECT_EQ(bank.calls(), 1);
+}
+
+TEST_F(ServiceFixture, TransientDebitFailureReleasesAndTheNextDeliveryReclaimsAtOnce) {
+  bank.script(charge.id.value(), {charge::DebitUnavailable{"503"}});
+  const consumer::Disposition d = deliver(charge, "hash-1", 3);
+  const auto* retry = std::get_if<consumer::RetryLater>(&d);
+  ASSERT_NE(retry, nullptr);
+  EXPECT_EQ(retry->reason, "debit_unavailable");
+  EXPECT_EQ(retry->after, service.transient_backoff(3));
+  EXPECT_EQ(record().lease_until, Instant{}) << "the claim is given back";
+  EXPECT_TRUE(is_ack(deliver(charge))) << "no clock advance needed";
+  EXPECT_EQ(bank.calls(), 2);
+  EXPECT_EQ(bank.money_movements(), 1u);
+}
+
+TEST_F(ServiceFixture, StoreUnavailableOnClaimIsANoAckWithoutEffects) {
+  store.inject("claim", FaultInjectingStore::Fault::FailBeforeWrite);
+  const consumer::Disposition d = deliver(charge);
+  ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(d));
+  EXPECT_EQ(std::get<consumer::RetryLater>(d).reason, "store_unavailable");
+  EXPECT_EQ(bank.calls(), 0);
+  EXPECT_EQ(observer.store_failures, 1);
+}
+
+TEST_F(ServiceFixture, LostCompletionResponseIsANoAckAndTheRedeliveryFindsDone) {
+  store.inject("complete", FaultInjectingStore::Fault::LoseResponse);
+  EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)));
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  EXPECT_EQ(bank.calls(), 1);
+}
+
+TEST_F(ServiceFixture, CompletionFailureLeavesTheClaimForReclaimAfterTheLease) {
+  store.inject("complete", FaultInjectingStore::Fault::FailBeforeWrite);
+  const consumer::Disposition d = deliver(charge);
+  ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(d));
+  EXPECT_EQ(std::get<consumer::RetryLater>(d).after, kLease);
+  clock.advance(kLease + 1ms);
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  EXPECT_EQ(bank.calls(), 2);
+  EXPECT_EQ(bank.money_movements(), 1u);
+}
+
+TEST_F(ServiceFixture, HeartbeatKeepsALongEffectsClaimAndStopsBeforeTheFinalWrite) {
+  consumer::Disposition duplicate;
+  bank.before_debit = [&](const charge::Charge&) {
+    bank.before_debit = nullptr;
+    clock.advance(kLease / 2);
+    EXPECT_TRUE(heartbeat.fire()) << "the holder can extend";
+    clock.advance(kLease / 2 + 10s);  // past the original lease
+    duplicate = deliver(charge);
+  };
+  bool running_at_final_write = true;
+  store.before = [&](std::string_view operation) {
+    if (operation == "complete") running_at_final_write = heartbeat.running();
+  };
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(duplicate));
+  EXPECT_EQ(std::get<consumer::RetryLater>(duplicate).reason, "in_progress");
+  EXPECT_EQ(heartbeat.starts, 1);
+  EXPECT_EQ(heartbeat.stops, 1);
+  EXPECT_FALSE(running_at_final_write);
+  EXPECT_EQ(bank.calls(), 1);
+}
+
+TEST_F(ServiceFixture, HeartbeatReportsLossOfTheClaim) {
+  bank.before_debit = [&](const charge::Charge&) {
+    bank.before_debit = nullptr;
+    clock.advance(kLease + 1ms);
+    ASSERT_EQ(store
+                  .claim({.key = charge.id.value(),
+                          .payload_hash = "hash-1",
+                          .token = "other",
+                          .owner = "other",
+                          .now = clock.now(),
+                          .lease = kLease})
+                  ->outcome,
+              idem::ClaimOutcome::Acquired);
+    EXPECT_FALSE(heartbeat.fire()) << "extension must fail once fenced";
+  };
+  EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)));
+}
+
+TEST_F(ServiceFixture, NoHeartbeatForDuplicates) {
+  ASSERT_TRUE(is_ack(deliver(charge)));
+  ASSERT_TRUE(is_ack(deliver(charge)));
+  EXPECT_EQ(heartbeat.starts, 1);
+}
+
+TEST_F(ServiceFixture, TransientBackoffGrowsWithReceiveCountUpToTheCap) {
+  EXPECT_EQ(service.transient_backoff(1), 2s);
+  EXPECT_EQ(service.transient_backoff(2), 4s);
+  EXPECT_EQ(service.transient_backoff(4), 16s);
+  EXPECT_EQ(service.transient_backoff(50), 300s);
+  EXPECT_EQ(service.transient_backoff(0), 2s);
+}
+
+TEST_F(ServiceFixture, KeyPrefixIsApplied) {
+  application::ChargeRecoveryService prefixed(
+      store, bank, notifier, clock, tokens, observer,
+      {.lease = kLease, .owner = "w", .key_prefix = "finedge#"});
+  EXPECT_TRUE(is_ack(prefixed.handle({.charge = charge, .payload_hash = "h"}, heartbeat)));
+  EXPECT_EQ(record("finedge#CHG-20261130-000123").state, idem::ClaimState::Done);
+  EXPECT_EQ(bank.calls_for("CHG-20261130-000123"), 1) << "the bank key is the bare chargeId";
+}
+
+}  // namespace
+}  // namespace ic::testing

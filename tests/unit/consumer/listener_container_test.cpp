@@ -1,0 +1,508 @@
+// Component tests of the listener container over the in-memory fake queue: each disposition's
+// queue actions, flow control, batching, heartbeats, receive backoff and graceful shutdown.
+#include "consumer/listener_container.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <semaphore>
+#include <set>
+
+#include "adapters/sqs/testing/fake_queue.hpp"
+#include "adapters/sqs/testing/fault_injecting_queue.hpp"
+#include "sqs/sqs_test_support.hpp"
+
+namespace ic::consumer::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using consumer::Ack;
+using consumer::DeadLetter;
+using consumer::Disposition;
+using consumer::LeaseHeartbeat;
+using consumer::RetryLater;
+
+ListenerConfig fast_config() {
+  return ListenerConfig{.workers = 4,
+                        .wait_time = 20s,
+                        .flush_interval = 20ms,
+                        .shutdown_grace = 5s,
+                        .receive_backoff = {.base = 5ms, .cap = 40ms},
+                        .seed = 42};
+}
+
+Handler always(Disposition disposition) {
+  return [disposition](const Message&, LeaseHeartbeat&) { return disposition; };
+}
+
+// Counts each start, then holds the message until `release` lets the handler ack it.
+template <std::ptrdiff_t N>
+Handler ack_when_released(std::atomic<int>& started, std::counting_semaphore<N>& release) {
+  return [&started, &release](const Message&, LeaseHeartbeat&) -> Disposition {
+    ++started;
+    release.acquire();
+    return Ack{};
+  };
+}
+
+std::vector<VisibilityEntry> all_visibility_entries(const FakeQueue& queue) {
+  std::vector<VisibilityEntry> out;
+  for (const auto& call : queue.visibility_calls()) out.insert(out.end(), call.begin(), call.end());
+  return out;
+}
+
+std::size_t deleted_entries(const FakeQueue& queue) {
+  std::size_t n = 0;
+  for (const auto& call : queue.delete_calls()) n += call.size();
+  return n;
+}
+
+// Runs an ack-everything container over `port` (`fake` itself or a fault-injecting wrapper of
+// it) until `fake` has deleted message `id`, then stops it; false when that never happened.
+[[nodiscard]] bool acked_until_deleted(QueuePort& port, const FakeQueue& fake,
+                                       const std::string& id, RecordingObserver& observer) {
+  ListenerContainer container(port, always(Ack{}), fast_config(), &observer);
+  Running running(container);
+  const bool deleted = eventually([&] { return fake.deleted(id); });
+  running.stop();
+  return deleted;
+}
+
+TEST(ListenerContainer, AckDeletesTheMessage) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  const auto id = queue.send(R"({"n":1})");
+  ASSERT_TRUE(acked_until_deleted(queue, queue, id, observer));
+  EXPECT_EQ(queue.remaining(), 0u);
+  EXPECT_TRUE(queue.visibility_calls().empty());
+  ASSERT_EQ(observer.dispositions().size(), 1u);
+  EXPECT_EQ(observer.dispositions()[0].first, DispositionKind::Ack);
+  EXPECT_EQ(observer.received(), 1u);
+}
+
+TEST(ListenerContainer, RetryLaterSetsVisibilityWithinJitterBoundsAndNeverDeletes) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  for (int i = 0; i < 20; ++i) queue.send("m" + std::to_string(i));
+  auto config = fast_config();
+  config.retry_jitter_ratio = 0.5;
+  ListenerContainer container(queue, always(RetryLater{.after = 10s, .reason = "in_progress"}),
+                              config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return all_visibility_entries(queue).size() >= 20; }));
+  running.stop();
+  std::set<std::int64_t> seen;
+  std::size_t handed_back = 0;
+  for (const auto& entry : all_visibility_entries(queue)) {
+    if (entry.timeout == 0s) {  // received but not started when the stop came
+      ++handed_back;
+      continue;
+    }
+    EXPECT_GE(entry.timeout, 10s);
+    EXPECT_LE(entry.timeout, 15s);
+    seen.insert(entry.timeout.count());
+  }
+  EXPECT_EQ(handed_back, observer.returned_unstarted());
+  EXPECT_GT(seen.size(), 1u) << "jitter spreads the retries";
+  EXPECT_EQ(deleted_entries(queue), 0u);
+  EXPECT_EQ(queue.remaining(), 20u);
+}
+
+TEST(ListenerContainer, DeadLetterForwardsOriginalBodyWithAttributesThenDeletes) {
+  FakeQueue queue;
+  const std::string body = R"({"chargeId":"CHG-1", "odd spacing" : true})";
+  const auto id = queue.send(body, {{"traceparent", {"String", "00-abc-01"}}});
+  auto config = fast_config();
+  config.key_attribute = "orderId";
+  ListenerContainer container(
+      queue,
+      always(DeadLetter{.reason = "PAYLOAD_MISMATCH", .detail = "hash differs", .key = "CHG-1"}),
+      config);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  const auto dlq = queue.dead_lettered();
+  ASSERT_EQ(dlq.size(), 1u);
+  EXPECT_EQ(dlq[0].body, body);
+  const MessageAttributes expected{{"failureReason", {"String", "PAYLOAD_MISMATCH"}},
+                                   {"failureDetail", {"String", "hash differs"}},
+                                   {"orderId", {"String", "CHG-1"}},
+                                   {"sourceMessageId", {"String", id}},
+                                   {"traceparent", {"String", "00-abc-01"}}};
+  EXPECT_EQ(dlq[0].attributes, expected);
+}
+
+TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_dlq_sends(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
+  const auto id = queue.send("poison");
+  auto config = fast_config();
+  config.dlq_failure_retry = 3s;
+  std::atomic<int> calls{0};
+  ListenerContainer container(
+      faulty,
+      [&](const Message&, LeaseHeartbeat&) -> Disposition {
+        ++calls;
+        return DeadLetter{.reason = "INVALID_MESSAGE", .detail = "not JSON", .key = ""};
+      },
+      config, &observer);
+  Running running(container);
+
+  // First attempt: no delete, visibility set to the configured retry; the second delivery
+  // (after the fake's scaled 3 s) is forwarded and deleted.
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  EXPECT_EQ(calls.load(), 2);
+  EXPECT_EQ(observer.dlq_failures(), std::vector<std::string>{id});
+  const auto visibility = all_visibility_entries(queue);
+  ASSERT_EQ(visibility.size(), 1u);
+  EXPECT_GE(visibility[0].timeout, 3s);
+  EXPECT_LE(visibility[0].timeout, 4s);
+  const auto dlq = queue.dead_lettered();
+  ASSERT_EQ(dlq.size(), 1u);
+  EXPECT_FALSE(dlq[0].attributes.contains("chargeId")) << "no key, no key attribute";
+  EXPECT_EQ(dlq[0].attributes.at("failureReason").value, "INVALID_MESSAGE");
+}
+
+TEST(ListenerContainer, AsksOnlyForAsManyMessagesAsThereAreFreeWorkers) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  for (int i = 0; i < 10; ++i) queue.send("m");
+  auto config = fast_config();
+  config.workers = 3;
+  std::counting_semaphore<100> release(0);
+  std::atomic<int> started{0};
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return started.load() == 3; }));
+  // With every worker busy the receiver must not poll at all; give a wrong one time to.
+  std::this_thread::sleep_for(100ms);
+  EXPECT_EQ(queue.receive_requests(), std::vector<int>{3});
+  release.release(1);
+  ASSERT_TRUE(eventually([&] { return queue.receive_requests().size() == 2; }));
+  EXPECT_EQ(queue.receive_requests()[1], 1);
+  release.release(100);
+  ASSERT_TRUE(eventually([&] { return queue.remaining() == 0; }));
+  running.stop();
+  EXPECT_LE(observer.max_in_flight(), 3u);
+  for (int asked : queue.receive_requests()) {
+    EXPECT_GE(asked, 1);
+    EXPECT_LE(asked, 3);
+  }
+}
+
+TEST(ListenerContainer, NeverAsksForMoreThanTenPerReceive) {
+  FakeQueue queue;
+  queue.send("m");
+  auto config = fast_config();
+  config.workers = 25;
+  ListenerContainer container(queue, always(Ack{}), config);
+  Running running(container);
+  ASSERT_TRUE(eventually([&] { return queue.remaining() == 0; }));
+  running.stop();
+  ASSERT_FALSE(queue.receive_requests().empty());
+  EXPECT_EQ(queue.receive_requests().front(), 10);
+}
+
+TEST(ListenerContainer, TenAcksLeaveAsOneBatch) {
+  FakeQueue queue;
+  for (int i = 0; i < 10; ++i) queue.send("m");
+  auto config = fast_config();
+  config.workers = 10;
+  config.flush_interval = 1h;  // only a full batch can leave before shutdown
+  ListenerContainer container(queue, always(Ack{}), config);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return queue.remaining() == 0; }));
+  running.stop();
+  ASSERT_EQ(queue.delete_calls().size(), 1u);
+  EXPECT_EQ(queue.delete_calls()[0].size(), 10u);
+}
+
+TEST(ListenerContainer, RetryableEntryFailureIsRetriedOnceAndSucceeds) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_delete_entries(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
+  const auto id = queue.send("m");
+  ASSERT_TRUE(acked_until_deleted(faulty, queue, id, observer));
+  EXPECT_EQ(queue.delete_calls().size(), 1u) << "the failed entry never reached the queue";
+  const auto failures = observer.entry_failures();
+  ASSERT_EQ(failures.size(), 1u);
+  EXPECT_EQ(failures[0].message_id, id);
+  EXPECT_EQ(failures[0].error.code, "InternalError");
+  EXPECT_FALSE(failures[0].final);
+}
+
+TEST(ListenerContainer, DeleteThatFailsTwiceIsReportedAndTheRedeliveryIsAcked) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_delete_entries(2, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
+  const auto id = queue.send("m");
+  std::atomic<int> calls{0};
+  ListenerContainer container(
+      faulty,
+      [&](const Message&, LeaseHeartbeat&) -> Disposition {
+        ++calls;
+        return Ack{};
+      },
+      fast_config(), &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  EXPECT_EQ(calls.load(), 2) << "the lost delete came back as a redelivery";
+  const auto failures = observer.entry_failures();
+  ASSERT_EQ(failures.size(), 2u);
+  EXPECT_FALSE(failures[0].final);
+  EXPECT_TRUE(failures[1].final);
+}
+
+TEST(ListenerContainer, PermanentEntryFailureIsReportedWithoutRetry) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_delete_entries(
+      1, {.error_class = ErrorClass::Permanent, .code = "ReceiptHandleIsInvalid"});
+  queue.send("m");
+  auto config = fast_config();
+  ListenerContainer container(faulty, always(Ack{}), config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return !observer.entry_failures().empty(); }));
+  running.stop();
+  EXPECT_TRUE(queue.delete_calls().empty()) << "a permanent failure is not retried";
+  EXPECT_TRUE(observer.entry_failures()[0].final);
+}
+
+TEST(ListenerContainer, SameMessageTwiceInOneReceiveIsHandledByPosition) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  queue.duplicate_next_delivery();
+  const auto id = queue.send("m");
+  auto config = fast_config();
+  config.flush_interval = 1h;  // both deletes end up in the shutdown flush, one batch
+  std::mutex mutex;
+  std::vector<std::string> handles;
+  ListenerContainer container(
+      queue,
+      [&](const Message& message, LeaseHeartbeat&) -> Disposition {
+        std::lock_guard lock(mutex);
+        handles.push_back(message.receipt_handle);
+        return Ack{};
+      },
+      config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] {
+    std::lock_guard lock(mutex);
+    return handles.size() == 2;
+  }));
+  running.stop();
+  EXPECT_NE(handles[0], handles[1]);
+  const auto calls = queue.delete_calls();
+  ASSERT_EQ(calls.size(), 1u);
+  const auto& batch = calls[0];
+  ASSERT_EQ(batch.size(), 2u);
+  EXPECT_EQ(batch[0].message_id, id);
+  EXPECT_EQ(batch[1].message_id, id);
+  EXPECT_TRUE(observer.entry_failures().empty());
+  EXPECT_TRUE(queue.deleted(id));
+}
+
+TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimIsLost) {
+  // Real seconds here: the extended visibility must really keep the message hidden.
+  FakeQueue queue(FakeQueue::Options{.second = 1s});
+  RecordingObserver observer;
+  const auto id = queue.send("long");
+  constexpr auto lease = 1500ms;
+  auto config = fast_config();
+  config.wait_time = 1s;
+  std::atomic<int> extends{0};
+  std::vector<std::chrono::steady_clock::duration> at;
+  ListenerContainer container(
+      queue,
+      [&](const Message&, LeaseHeartbeat& heartbeat) -> Disposition {
+        const auto start = std::chrono::steady_clock::now();
+        heartbeat.start(
+            [&] {
+              at.push_back(std::chrono::steady_clock::now() - start);
+              return ++extends < 3;  // the third extension finds the claim gone
+            },
+            lease);
+        EXPECT_TRUE(eventually([&] { return extends.load() >= 3; }));
+        // After `false` the heartbeat must stay quiet; a wrong one would fire within 750 ms.
+        std::this_thread::sleep_for(900ms);
+        heartbeat.stop();
+        return Ack{};
+      },
+      config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return observer.dispositions().size() == 1; }));
+  running.stop();
+  EXPECT_EQ(extends.load(), 3);
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_GE(at[0], lease / 2);
+  EXPECT_GE(at[1] - at[0], lease / 2);
+  EXPECT_EQ(observer.heartbeats(), (std::vector<bool>{true, true, false}));
+  // Two visibility extensions of a whole lease (rounded up to 2 s), none after the refusal.
+  const auto visibility = all_visibility_entries(queue);
+  ASSERT_EQ(visibility.size(), 2u);
+  for (const auto& entry : visibility) {
+    EXPECT_EQ(entry.message_id, id);
+    EXPECT_EQ(entry.timeout, 2s);
+  }
+  EXPECT_TRUE(queue.deleted(id));
+}
+
+TEST(ListenerContainer, HandlerThatForgetsToStopItsHeartbeatIsStoppedBeforeTheAck) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  queue.send("m");
+  std::atomic<int> extends{0};
+  ListenerContainer container(
+      queue,
+      [&](const Message&, LeaseHeartbeat& heartbeat) -> Disposition {
+        heartbeat.start([&] { return ++extends > 0; }, 100ms);
+        EXPECT_TRUE(eventually([&] { return extends.load() >= 1; }));
+        return Ack{};  // no stop()
+      },
+      fast_config(), &observer);
+  Running running(container);
+  ASSERT_TRUE(eventually([&] { return queue.remaining() == 0; }));
+  const int after_ack = extends.load();
+  std::this_thread::sleep_for(200ms);
+  running.stop();
+  EXPECT_EQ(extends.load(), after_ack);
+}
+
+TEST(ListenerContainer, EveryReceiveErrorBacksOffExponentiallyWithJitter) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_receives(5, {.error_class = ErrorClass::Permanent, .code = "AccessDenied"});
+  const auto id = queue.send("m");
+  ASSERT_TRUE(acked_until_deleted(faulty, queue, id, observer));
+  const auto errors = observer.receive_errors();
+  ASSERT_EQ(errors.size(), 5u);
+  // base 5 ms, cap 40 ms, equal jitter: attempt n waits within [d/2, d], d = min(40, 5 * 2^n).
+  const std::vector<std::int64_t> ceilings{5, 10, 20, 40, 40};
+  for (std::size_t i = 0; i < errors.size(); ++i) {
+    EXPECT_EQ(errors[i].first.code, "AccessDenied");
+    EXPECT_GE(errors[i].second.count(), ceilings[i] / 2) << i;
+    EXPECT_LE(errors[i].second.count(), ceilings[i]) << i;
+  }
+}
+
+TEST(ListenerContainer, ThrottlingAndTransientReceiveErrorsBackOffToo) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_receives(1, {.error_class = ErrorClass::Throttling, .code = "RequestThrottled"});
+  const auto id = queue.send("m");
+  ASSERT_TRUE(acked_until_deleted(faulty, queue, id, observer));
+  ASSERT_EQ(observer.receive_errors().size(), 1u);
+  EXPECT_GE(observer.receive_errors()[0].second.count(), 2);
+}
+
+TEST(ListenerContainer, HandlerExceptionLeavesTheMessageAndKeepsTheWorker) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  const auto bad = queue.send("bad");
+  const auto good = queue.send("good");
+  auto config = fast_config();
+  config.workers = 1;
+  ListenerContainer container(
+      queue,
+      [](const Message& message, LeaseHeartbeat&) -> Disposition {
+        if (message.body == "bad") throw std::runtime_error("broken invariant");
+        return Ack{};
+      },
+      config, &observer);
+  Running running(container);
+  ASSERT_TRUE(eventually([&] { return queue.deleted(good); }));
+  running.stop();
+  EXPECT_FALSE(queue.deleted(bad));
+  ASSERT_FALSE(observer.handler_errors().empty());
+  EXPECT_EQ(observer.handler_errors()[0], bad);
+}
+
+TEST(ListenerContainer, ShutdownFinishesInFlightReturnsUnstartedAndFlushesAcks) {
+  // One queue second = 100 ms: the receiver's 20 s long poll lasts 2 s, long enough to be in
+  // progress when the stop arrives.
+  FakeQueue queue(FakeQueue::Options{.second = 100ms});
+  RecordingObserver observer;
+  const auto first = queue.send("a");
+  const auto second = queue.send("b");
+  auto config = fast_config();
+  config.workers = 3;
+  config.flush_interval = 1h;  // acks leave only with the shutdown flush
+  std::counting_semaphore<10> release(0);
+  std::atomic<int> started{0};
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  std::atomic<bool> returned{false};
+  std::thread runner([&] {
+    container.run();
+    returned = true;
+  });
+
+  ASSERT_TRUE(eventually([&] { return started.load() == 2; }));
+  ASSERT_TRUE(eventually([&] { return queue.receive_requests().size() == 2; }));
+  container.request_stop();
+  const auto late = queue.send("c");  // arrives in the poll that is still open
+  std::this_thread::sleep_for(50ms);
+  EXPECT_FALSE(returned.load()) << "run() must wait for in-flight handlers";
+  release.release(2);
+  runner.join();
+
+  EXPECT_EQ(started.load(), 2) << "nothing starts after the stop";
+  EXPECT_TRUE(queue.deleted(first));
+  EXPECT_TRUE(queue.deleted(second));
+  EXPECT_FALSE(queue.deleted(late));
+  const auto visibility = all_visibility_entries(queue);
+  ASSERT_EQ(visibility.size(), 1u);
+  EXPECT_EQ(visibility[0].message_id, late);
+  EXPECT_EQ(visibility[0].timeout, 0s);
+  EXPECT_EQ(observer.returned_unstarted(), 1u);
+  EXPECT_EQ(queue.visible(), 1u) << "the unstarted message is available again at once";
+  EXPECT_TRUE(observer.grace_exceeded().empty());
+}
+
+TEST(ListenerContainer, HandlerOutlivingTheGracePeriodIsReportedAndStillAcked) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  const auto id = queue.send("slow");
+  auto config = fast_config();
+  config.shutdown_grace = 10ms;
+  std::binary_semaphore release(0);
+  std::atomic<int> started{0};
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  std::thread runner([&] { container.run(); });
+  ASSERT_TRUE(eventually([&] { return started.load() == 1; }));
+  container.request_stop();
+  ASSERT_TRUE(eventually([&] { return !observer.grace_exceeded().empty(); }));
+  release.release();
+  runner.join();
+  EXPECT_EQ(observer.grace_exceeded(), std::vector<std::size_t>{1});
+  EXPECT_TRUE(queue.deleted(id));
+}
+
+TEST(ListenerContainer, StopBeforeRunReturnsWithoutTouchingTheQueue) {
+  FakeQueue queue;
+  queue.send("m");
+  ListenerContainer container(queue, always(Ack{}), fast_config());
+  container.request_stop();
+  container.run();
+  EXPECT_EQ(queue.remaining(), 1u);
+  EXPECT_TRUE(queue.delete_calls().empty());
+}
+
+}  // namespace
+}  // namespace ic::consumer::testing
