@@ -1,7 +1,7 @@
 // Runs every case of AWS's official SigV4 test suite (as shipped with botocore) against the
 // signer: canonical request, string to sign and Authorization must match byte for byte.
-// The suite is read in place from ../shared/testdata/aws4_testsuite next to the project root,
-// or from $AWS4_TESTSUITE_DIR; one ctest entry per case.
+// The suite is vendored in the repository at tests/vectors/aws4_testsuite (see
+// tests/vectors/README.md); $AWS4_TESTSUITE_DIR overrides it. One ctest entry per case.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,7 +27,7 @@ fs::path suite_dir() {
   if (const char* dir = std::getenv("AWS4_TESTSUITE_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
   }
-  return fs::path(IC_SOURCE_DIR) / ".." / "shared" / "testdata" / "aws4_testsuite";
+  return fs::path(IC_SOURCE_DIR) / "tests" / "vectors" / "aws4_testsuite";
 }
 
 // The suite as vendored: 34 cases, nested ones included. A smaller number means files went
