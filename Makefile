@@ -14,7 +14,7 @@ build: deps
 	cmake --build --preset dev -j $(JOBS)
 
 demo: build
-	$(VENV_PY) scripts/demo.py
+	$(VENV_PY) -m scripts.demo
 
 unit-test: build
 	ctest --preset dev -j $(JOBS)

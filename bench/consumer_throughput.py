@@ -9,7 +9,10 @@ queue depth (a pre-filled queue of 13,000 messages did not drain in 40 minutes: 
 sends took seconds each), so a deep queue would measure moto, not us. Reports messages/s from the first send to the drain and
 the CPU seconds of `send` and of the consumer (utime + stime), plus the ledger's verdict.
 
-    .venv/bin/python bench/consumer_throughput.py --charges 10000 --duplicate-rate 0.3
+    .venv/bin/python -m bench.consumer_throughput --charges 10000 --duplicate-rate 0.3
+
+Run as a module from the repository root (it uses the release build: `make bench` builds it)
+so that the local-stack package (tools/local_stack) imports like any package.
 """
 from __future__ import annotations
 
@@ -23,9 +26,13 @@ import time
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "system"))
-import stack  # noqa: E402
+try:
+    from tools.local_stack import ProcessManager, binary_path, line_matching, start_fake_bank, start_moto, wait_until
+    from tools.local_stack.paths import REPO_ROOT as REPO
+except ModuleNotFoundError as e:  # run by path: sys.path[0] is bench/, not the root
+    if e.name != "tools":
+        raise
+    raise SystemExit("run it from the repository root as `.venv/bin/python -m bench.consumer_throughput`") from e
 
 TICKS = os.sysconf("SC_CLK_TCK")
 
@@ -48,11 +55,11 @@ def main() -> int:
     parser.add_argument("--chunk", type=int, default=500)
     parser.add_argument("--build-dir", default=str(REPO / "build" / "release"))
     args = parser.parse_args()
-    binary = Path(args.build_dir) / "src" / "app" / "charge-recovery"
-    manager = stack.ProcessManager(REPO / ".demo" / "bench-logs")
+    binary = binary_path(Path(args.build_dir))
+    manager = ProcessManager(REPO / ".demo" / "bench-logs")
     try:
-        moto = stack.start_moto(manager)
-        bank = stack.start_fake_bank(manager)
+        moto = start_moto(manager)
+        bank = start_fake_bank(manager)
         env = {**os.environ, **moto.env(), "LOG_LEVEL": "warn"}
         out = subprocess.run([str(binary), "provision", "--table", "bench"], env=env,
                              check=True, capture_output=True, text=True).stdout
@@ -60,14 +67,14 @@ def main() -> int:
         env.update(CORE_BANKING_URL=bank.url, NOTIFICATION_URL=bank.url,
                    WORKERS=str(args.workers), ADMIN_ADDR="127.0.0.1:0", LOG_LEVEL="info")
         consumer = manager.start("consumer", [str(binary), "run"], env=env,
-                                 ready=stack.line_matching('"msg":"consumer started"', "stderr"))
+                                 ready=line_matching('"msg":"consumer started"', "stderr"))
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         sqs = moto.sqs()
         t0 = time.monotonic()
         sent = Counter()
         for first in range(0, args.charges, args.chunk):
-            stack.wait_until(lambda: depth(sqs, env["CHARGE_QUEUE_URL"]) < args.chunk // 5,
-                             timeout=600, interval=0.2, description="queue nearly drained")
+            wait_until(lambda: depth(sqs, env["CHARGE_QUEUE_URL"]) < args.chunk // 5,
+                       timeout=600, interval=0.2, description="queue nearly drained")
             count = min(args.chunk, args.charges - first)
             summary = json.loads(subprocess.run(
                 [str(binary), "send", "--count", str(count), "--duplicate-rate",
@@ -78,8 +85,8 @@ def main() -> int:
         send_wall = time.monotonic() - t0
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         send_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-        stack.wait_until(lambda: depth(sqs, env["CHARGE_QUEUE_URL"]) == 0, timeout=3600,
-                         interval=0.5, description="queue drained")
+        wait_until(lambda: depth(sqs, env["CHARGE_QUEUE_URL"]) == 0, timeout=3600,
+                   interval=0.5, description="queue drained")
         drain_wall = time.monotonic() - t0
         consumer_cpu = cpu_seconds(consumer.pid)
         ledger = bank.ledger()

@@ -8,6 +8,11 @@ publishes 20 charges plus ~30% re-sent as new SQS messages under the same charge
 queue has drained, the fake bank's ledger and the table are checked: every charge debited
 exactly once, every record DONE. Exit status 1 on any violation. Everything started here is
 stopped here, and a previous run's leftovers are killed first.
+
+    .venv/bin/python -m scripts.demo        # from the repository root (what `make demo` runs)
+
+Run as a module from the repository root so that the local-stack package (tools/local_stack,
+the same process helpers the system tests use) imports like any package.
 """
 from __future__ import annotations
 
@@ -20,11 +25,23 @@ import urllib.request
 from collections import Counter
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO / "tests" / "system"))
-import stack  # noqa: E402  (the same process helpers the system tests use)
+try:
+    from tools.local_stack import (
+        ManagedProcess,
+        ProcessManager,
+        binary_path,
+        line_matching,
+        start_fake_bank,
+        start_moto,
+        wait_until,
+    )
+    from tools.local_stack.paths import REPO_ROOT
+except ModuleNotFoundError as e:  # run by path: sys.path[0] is scripts/, not the root
+    if e.name != "tools":
+        raise
+    raise SystemExit("demo: run it from the repository root as `.venv/bin/python -m scripts.demo`") from e
 
-STATE = REPO / ".demo"
+STATE = REPO_ROOT / ".demo"
 PID_FILE = STATE / "pids"
 CHARGES = 20
 DUPLICATE_RATE = 0.3
@@ -44,7 +61,7 @@ def stop_leftovers() -> None:
     PID_FILE.unlink()
 
 
-def remember(proc: stack.ManagedProcess) -> None:
+def remember(proc: ManagedProcess) -> None:
     with PID_FILE.open("a") as f:
         f.write(f"{proc.pid}\n")
 
@@ -83,15 +100,15 @@ def metric_sums(admin_ports: list[int], family: str, label: str) -> Counter:
 def main() -> int:
     STATE.mkdir(exist_ok=True)
     stop_leftovers()
-    binary = stack.build_dir() / "src" / "app" / "charge-recovery"
+    binary = binary_path()
     if not binary.exists():
         raise SystemExit(f"demo: {binary} is missing; run `make build`")
-    manager = stack.ProcessManager(STATE / "logs")
+    manager = ProcessManager(STATE / "logs")
     violations: list[str] = []
     try:
-        moto = stack.start_moto(manager)
+        moto = start_moto(manager)
         remember(moto.process)
-        bank = stack.start_fake_bank(manager, seed=20261130)
+        bank = start_fake_bank(manager, seed=20261130)
         remember(bank.process)
         bank.set_faults(latencyMs=150, transientErrorRate=0.2)
         env = {**moto.env(), "LOG_LEVEL": "info"}
@@ -104,8 +121,8 @@ def main() -> int:
         consumers = []
         for i in (1, 2):
             proc = manager.start(f"consumer-{i}", [str(binary), "run"], env=env,
-                                 ready=stack.line_matching(r'"msg":"consumer started"',
-                                                           stream="stderr"))
+                                 ready=line_matching(r'"msg":"consumer started"',
+                                                     stream="stderr"))
             remember(proc)
             consumers.append(proc)
         admin_ports = [next(e["adminPort"] for e in c.json_lines("stderr")
@@ -115,9 +132,9 @@ def main() -> int:
                                   "--duplicate-rate", str(DUPLICATE_RATE), "--seed", "7",
                                   "--id-prefix", "CHG-DEMO"))
         sqs = moto.sqs()
-        stack.wait_until(lambda: queue_depth(sqs, env["CHARGE_QUEUE_URL"]) == 0,
-                         timeout=DRAIN_TIMEOUT_S, interval=0.5,
-                         description="the charge queue to drain")
+        wait_until(lambda: queue_depth(sqs, env["CHARGE_QUEUE_URL"]) == 0,
+                   timeout=DRAIN_TIMEOUT_S, interval=0.5,
+                   description="the charge queue to drain")
 
         ledger = bank.ledger()
         debits_per_charge = Counter(d["chargeId"] for d in ledger["debits"])

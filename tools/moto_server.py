@@ -1,6 +1,7 @@
 """Launcher for moto server (SQS + DynamoDB emulator) that makes DynamoDB atomic.
 
     .venv/bin/python tools/moto_server.py [--port 0] [--port-file F] [--no-dynamodb-lock]
+                                          [--enforce-iam-gaps]
                                           [--log-level debug|info|warning|error]
     (or: .venv/bin/python -m tools.moto_server ...)
 
@@ -12,6 +13,15 @@ protocol is only evidence if the store is atomic, so this launcher wraps moto's 
 request whose X-Amz-Target starts with "DynamoDB_" (and by POST /moto-api/reset, so a reset
 never interleaves with a write). SQS requests, including 20 s long polls, stay concurrent.
 `--no-dynamodb-lock` removes the lock, for negative controls.
+
+`--enforce-iam-gaps` makes moto's IAM check what AWS checks, for least-privilege tests of a
+real policy (tests/system/test_least_privilege.py). It only matters once authentication is
+on (INITIAL_NO_AUTH_ACTION_COUNT). moto 5.2.1 authorises every DynamoDB request against "*",
+so a statement scoped to a table ARN never matches; an SQS request naming its queue by
+QueueName against "*" too; and SQS batch operations under their own names
+(sqs:SendMessageBatch), where AWS checks the single-message action (sqs:SendMessage). The
+flag patches moto in this process (see enforce_iam_gaps) so a policy is tested verbatim, with
+table scoping enforced like queue scoping, instead of a policy bent to fit the emulator.
 
 Like `moto_server` it uses werkzeug's threaded server, sets MOTO_PORT (to the bound port)
 unless already set, and reads moto's settings (e.g. INITIAL_NO_AUTH_ACTION_COUNT) from the
@@ -102,6 +112,67 @@ def _make_request_handler(log: JsonLogger) -> type:
     return RequestHandler
 
 
+# AWS authorises the batch operations as their single-message actions.
+AUTHORISED_AS = {
+    "sqs:DeleteMessageBatch": "sqs:DeleteMessage",
+    "sqs:ChangeMessageVisibilityBatch": "sqs:ChangeMessageVisibility",
+    "sqs:SendMessageBatch": "sqs:SendMessage",
+}
+IAM_GAPS_VERIFIED_WITH = "5.2.1"
+
+
+class IamGapsUnsupported(RuntimeError):
+    """moto's internals are not the ones enforce_iam_gaps() patches."""
+
+
+def enforce_iam_gaps() -> None:
+    """Patch moto in this process: DynamoDB requests are authorised against the table's ARN,
+    SQS requests that name a queue by QueueName against that queue's ARN, SQS batch
+    operations as the actions AWS checks for them.
+
+    These are moto internals (verified with moto IAM_GAPS_VERIFIED_WITH, the pinned version).
+    If the hooks are gone, raise rather than serve a moto that silently checks less than the
+    caller asked for."""
+    from moto.dynamodb.responses import DynamoHandler
+    from moto.iam import access_control
+    from moto.sqs.responses import SQSResponse
+    from moto.utilities.utils import get_partition
+
+    if not hasattr(SQSResponse, "_determine_resource") or not hasattr(access_control, "IAMRequestBase"):
+        raise IamGapsUnsupported("moto has no SQSResponse._determine_resource / IAMRequestBase to patch")
+    if "_determine_resource" in vars(DynamoHandler):
+        raise IamGapsUnsupported("moto's DynamoHandler now determines its own resource; re-check the gap")
+
+    def table_arn(self: Any) -> str:
+        # call_action has parsed the request into self.body before it asks for the resource.
+        name = self.body.get("TableName") if isinstance(self.body, dict) else None
+        if not isinstance(name, str):
+            return "*"  # ListTables and the like are authorised on "*" by AWS too
+        if name.startswith("arn:"):
+            return name
+        return f"arn:{get_partition(self.region)}:dynamodb:{self.region}:{self.current_account}:table/{name}"
+
+    DynamoHandler._determine_resource = table_arn  # type: ignore[attr-defined]
+
+    queue_url_arn = SQSResponse._determine_resource
+
+    def queue_arn(self: Any) -> str:
+        name = self._get_param("QueueName")
+        if not isinstance(name, str) or not name:
+            return queue_url_arn(self)
+        return f"arn:{get_partition(self.region)}:sqs:{self.region}:{self.current_account}:{name}"
+
+    SQSResponse._determine_resource = queue_arn  # type: ignore[method-assign]
+
+    original_init = access_control.IAMRequestBase.__init__
+
+    def init(self: Any, *args: Any, **kwargs: Any) -> None:
+        original_init(self, *args, **kwargs)
+        self._action = AUTHORISED_AS.get(self._action, self._action)
+
+    access_control.IAMRequestBase.__init__ = init  # type: ignore[method-assign]
+
+
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="tools/moto_server.py", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -111,6 +182,12 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--no-dynamodb-lock",
         action="store_true",
         help="serve DynamoDB requests concurrently, as plain moto does (negative controls only)",
+    )
+    parser.add_argument(
+        "--enforce-iam-gaps",
+        action="store_true",
+        help="authorise DynamoDB on table ARNs, SQS QueueName requests on queue ARNs and SQS batch "
+        "calls as their single-message actions, as AWS does (needs INITIAL_NO_AUTH_ACTION_COUNT)",
     )
     parser.add_argument("--log-level", default="info", choices=sorted(LEVELS, key=LEVELS.__getitem__))
     return parser.parse_args(argv)
@@ -130,6 +207,17 @@ def main(argv: list[str] | None = None) -> int:
     # the handler installed above.
     from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
     from werkzeug.serving import make_server
+
+    if args.enforce_iam_gaps:
+        from importlib.metadata import version
+
+        try:
+            enforce_iam_gaps()
+        except IamGapsUnsupported as e:
+            log.error("enforce_iam_gaps_failed", error=str(e), moto=version("moto"))
+            return 2
+        if version("moto") != IAM_GAPS_VERIFIED_WITH:
+            log.warning("enforce_iam_gaps_unverified", moto=version("moto"), verified=IAM_GAPS_VERIFIED_WITH)
 
     moto_app = DomainDispatcherApplication(create_backend_app)
     moto_app.debug = True  # type: ignore[attr-defined]  # as moto.server.main does
@@ -153,9 +241,16 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         port=port,
         dynamodbLock=lock is not None,
+        enforceIamGaps=args.enforce_iam_gaps,
         initialNoAuthActionCount=os.environ.get("INITIAL_NO_AUTH_ACTION_COUNT"),
     )
-    announce_listening(port, args.port_file, url=f"http://{args.host}:{port}", dynamodbLock=lock is not None)
+    announce_listening(
+        port,
+        args.port_file,
+        url=f"http://{args.host}:{port}",
+        dynamodbLock=lock is not None,
+        enforceIamGaps=args.enforce_iam_gaps,
+    )
     stop.wait(serving)
     log.info("stopping", signal=stop.signum)
     server.shutdown()

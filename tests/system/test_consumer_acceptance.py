@@ -13,17 +13,18 @@ from typing import Any
 
 import pytest
 
-from charge_stack import (
+from charges import charge, charge_body
+from tools.local_stack.charge_recovery import (
     WAKE_BODY,
     ChargeStack,
     Consumers,
-    charge,
-    charge_body,
     parse_assignments,
     provision_args,
     run_cli,
 )
-from stack import FakeBank, MotoServer, wait_until
+from tools.local_stack.fake_bank import FakeBank
+from tools.local_stack.moto import MotoServer
+from tools.local_stack.processes import wait_until
 
 pytestmark = pytest.mark.timeout(150)
 

@@ -11,15 +11,10 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from charge_stack import (
-    ChargeStack,
-    Consumers,
-    attribute,
-    charge,
-    charge_body,
-    payload_hash,
-)
-from stack import FakeBank, wait_until
+from charges import charge, charge_body, payload_hash
+from tools.local_stack.charge_recovery import ChargeStack, Consumers, attribute
+from tools.local_stack.fake_bank import FakeBank
+from tools.local_stack.processes import wait_until
 
 pytestmark = pytest.mark.timeout(120)
 

@@ -10,22 +10,20 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from stack import MotoServer
+from tools.local_stack.moto import MotoServer
+from tools.local_stack.paths import build_dir
 
 TABLE = "idempotency-crossread"
-REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
 def written(moto: MotoServer) -> dict[str, Any]:
     """Runs the C++ writer against the test's moto; returns the times it used."""
-    build_dir = Path(os.environ.get("IC_BUILD_DIR", REPO_ROOT / "build" / "dev"))
-    writer = build_dir / "tests" / "unit" / "dynamodb" / "ic_dynamodb_record_writer"
+    writer = build_dir() / "tests" / "unit" / "dynamodb" / "ic_dynamodb_record_writer"
     assert writer.exists(), f"{writer} is missing: build the C++ tests first"
     env = {**os.environ, **moto.env()}
     result = subprocess.run(

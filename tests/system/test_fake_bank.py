@@ -10,16 +10,11 @@ import time
 from typing import Any
 
 import pytest
-from stack import (
-    PYTHON,
-    FakeBank,
-    ProcessFailed,
-    ProcessManager,
-    http_request,
-    json_event,
-    start_fake_bank,
-    wait_until,
-)
+
+from tools.local_stack.fake_bank import FakeBank, start_fake_bank
+from tools.local_stack.http_json import http_request
+from tools.local_stack.paths import PYTHON
+from tools.local_stack.processes import ProcessFailed, ProcessManager, json_event, wait_until
 
 ACCOUNT = "ACC-0012345678"
 

@@ -18,9 +18,9 @@ The module runs its own moto server with IAM enforcement on. What moto 5.2.1 doe
 - Actions are the API operation names, so DeleteMessageBatch is checked as
   sqs:DeleteMessageBatch, where AWS authorises it as sqs:DeleteMessage (likewise
   ChangeMessageVisibilityBatch and SendMessageBatch).
-The moto this module starts (this file run as a script) closes these gaps, so that the
-policy under test is deploy/iam-policy.json verbatim with only its placeholders filled in, and
-table scoping is enforced as well as queue scoping.
+The moto this module starts runs with the launcher's --enforce-iam-gaps (tools/moto_server.py),
+which closes these gaps, so that the policy under test is deploy/iam-policy.json verbatim with
+only its placeholders filled in, and table scoping is enforced as well as queue scoping.
 
 Set-up spends the unauthenticated budget (3 requests) on an admin user; the admin creates an
 operator user with deploy/iam-policy-operator.json, which runs `charge-recovery provision`;
@@ -33,7 +33,6 @@ import copy
 import json
 import re
 import string
-import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -42,18 +41,20 @@ from typing import Any
 
 import pytest
 
-from charge_stack import (
+from charges import charge, charge_body
+from tools.local_stack.charge_recovery import (
     ChargeStack,
     Consumer,
     Consumers,
     attribute,
-    charge,
-    charge_body,
     parse_assignments,
     provision_args,
     run_cli,
 )
-from stack import PYTHON, REPO_ROOT, FakeBank, MotoServer, ProcessManager, json_event
+from tools.local_stack.fake_bank import FakeBank
+from tools.local_stack.moto import MotoServer, start_moto
+from tools.local_stack.paths import REPO_ROOT
+from tools.local_stack.processes import ProcessManager
 
 POLICY = REPO_ROOT / "deploy" / "iam-policy.json"
 OPERATOR_POLICY = REPO_ROOT / "deploy" / "iam-policy-operator.json"
@@ -73,59 +74,11 @@ PERMANENT_FAILURES = {"ACC-NSF": "INSUFFICIENT_FUNDS"}
 
 # --- the moto server of this module -------------------------------------------------------
 
-# AWS authorises the batch operations as their single-message actions.
-_AUTHORISED_AS = {
-    "sqs:DeleteMessageBatch": "sqs:DeleteMessage",
-    "sqs:ChangeMessageVisibilityBatch": "sqs:ChangeMessageVisibility",
-    "sqs:SendMessageBatch": "sqs:SendMessage",
-}
-
-
-def _close_moto_iam_gaps() -> None:
-    """Patch moto (pinned 5.2.1) in this process: DynamoDB requests are authorised against the
-    table's ARN, SQS requests that name a queue by QueueName against that queue's ARN, SQS
-    batch operations as the actions AWS checks for them."""
-    from moto.dynamodb.responses import DynamoHandler
-    from moto.iam import access_control
-    from moto.sqs.responses import SQSResponse
-    from moto.utilities.utils import get_partition
-
-    def table_arn(self: Any) -> str:
-        # call_action has parsed the request into self.body before it asks for the resource.
-        name = self.body.get("TableName") if isinstance(self.body, dict) else None
-        if not isinstance(name, str):
-            return "*"  # ListTables and the like are authorised on "*" by AWS too
-        if name.startswith("arn:"):
-            return name
-        return f"arn:{get_partition(self.region)}:dynamodb:{self.region}:{self.current_account}:table/{name}"
-
-    DynamoHandler._determine_resource = table_arn  # type: ignore[attr-defined]
-
-    queue_url_arn = SQSResponse._determine_resource
-
-    def queue_arn(self: Any) -> str:
-        name = self._get_param("QueueName")
-        if not isinstance(name, str) or not name:
-            return queue_url_arn(self)
-        return f"arn:{get_partition(self.region)}:sqs:{self.region}:{self.current_account}:{name}"
-
-    SQSResponse._determine_resource = queue_arn  # type: ignore[method-assign]
-
-    original_init = access_control.IAMRequestBase.__init__
-
-    def init(self: Any, *args: Any, **kwargs: Any) -> None:
-        original_init(self, *args, **kwargs)
-        self._action = _AUTHORISED_AS.get(self._action, self._action)
-
-    access_control.IAMRequestBase.__init__ = init  # type: ignore[method-assign]
-
 
 def start_iam_moto(manager: ProcessManager) -> MotoServer:
-    """tools/moto_server.py with the gaps closed and authentication on after NO_AUTH_BUDGET."""
-    argv = [PYTHON, str(Path(__file__).resolve()), "--port", "0"]
+    """tools/moto_server.py --enforce-iam-gaps, authentication on after NO_AUTH_BUDGET requests."""
     env = {"INITIAL_NO_AUTH_ACTION_COUNT": str(NO_AUTH_BUDGET)}
-    proc = manager.start("moto-iam", argv, env=env, ready=json_event("listening"), timeout=30.0)
-    return MotoServer(proc, f"http://127.0.0.1:{proc.ready_info['port']}", dynamodb_lock=True)
+    return start_moto(manager, enforce_iam_gaps=True, env=env, name="moto-iam")
 
 
 # --- policies and users -------------------------------------------------------------------
@@ -480,11 +433,3 @@ def test_each_action_is_needed(action: str, world: World, consumers: Consumers, 
     line = ABLATIONS[action](world, consumer, fake_bank)
     assert_names_action(line, action)
 
-
-if __name__ == "__main__":
-    # The module's moto server: `python tests/system/test_least_privilege.py --port 0 ...`.
-    sys.path.insert(0, str(REPO_ROOT))
-    _close_moto_iam_gaps()
-    from tools.moto_server import main
-
-    sys.exit(main())

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from stack import PYTHON, REPO_ROOT, MotoServer, ProcessManager, json_event, start_moto
+
+from tools.local_stack.moto import MotoServer, start_moto
+from tools.local_stack.paths import PYTHON, REPO_ROOT
+from tools.local_stack.processes import ProcessManager, json_event
 
 TABLE = "idempotency"
 THREADS = 50

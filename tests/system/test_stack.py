@@ -8,7 +8,15 @@ import sys
 import time
 
 import pytest
-from stack import ProcessFailed, ProcessManager, http_ok, json_event, line_matching, wait_until
+
+from tools.local_stack.processes import (
+    ProcessFailed,
+    ProcessManager,
+    http_ok,
+    json_event,
+    line_matching,
+    wait_until,
+)
 
 pytestmark = pytest.mark.timeout(60)
 

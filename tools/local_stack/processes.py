@@ -1,19 +1,21 @@
-"""Local-stack helpers for the system tests: start processes and wait until they are ready,
-stop every one of them (SIGTERM, then SIGKILL after a deadline), poll with a deadline, and
-typed handles for moto server and fake-bank.
+"""Child processes of the local stack: start one, wait until it is ready, stop every one of
+them (SIGTERM to its process group, SIGKILL after a deadline), and poll with a deadline.
 
 Free ports: servers bind port 0 and announce the port they got ({"event":"listening",
-"port":N} on stdout); nothing here picks a port and hopes it is still free.
+"port":N} on stdout); nothing here picks a port and hopes it is still free (guessing races
+with every other process on the machine).
 
 Processes are generic: `ProcessManager.start(name, argv, ready=...)` with `ready` one of
-`json_event(...)`, `line_matching(...)`, `http_ok(...)`, so fixtures for the C++ binaries
-can reuse it. Each process gets its own session (process group); stop() signals the group.
+`json_event(...)`, `line_matching(...)`, `http_ok(...)`, so the moto and fake-bank handles,
+the charge-recovery consumers, the demo and the benchmark all start processes the same way.
+Each process gets its own session (process group), so stop() also reaches anything it
+spawned. stdout and stderr go to files under the manager's log directory, never to a pipe
+nobody drains; ProcessFailed and the pytest plugin's failure report carry their tails.
 """
 
 from __future__ import annotations
 
 import ctypes
-import http.client
 import itertools
 import json
 import os
@@ -26,22 +28,12 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import urlsplit
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-PYTHON = sys.executable
-DEFAULT_REGION = "us-east-1"
-DUMMY_CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
+from tools.local_stack.paths import REPO_ROOT
 
 T = TypeVar("T")
-
-
-def build_dir() -> Path:
-    """Where the C++ binaries are: $IC_BUILD_DIR (set by scripts/run-pytest.sh), else build/dev."""
-    return Path(os.environ.get("IC_BUILD_DIR", REPO_ROOT / "build" / "dev"))
 
 
 # --- polling ------------------------------------------------------------------------------
@@ -266,7 +258,9 @@ class ProcessManager:
         timeout: float = 20.0,
     ) -> ManagedProcess:
         """Start argv with the current environment plus `env` (a None value removes a
-        variable); wait for `ready` (if given) and store its result in `ready_info`."""
+        variable); wait for `ready` (if given) and store its result in `ready_info`.
+
+        `cwd` defaults to the repository root, where `python -m tools.<server>` resolves."""
         child_env = dict(os.environ)
         for key, value in (env or {}).items():
             if value is None:
@@ -305,171 +299,3 @@ class ProcessManager:
             _live_managers.discard(self)
         if errors:
             raise errors[0]
-
-
-# --- HTTP helper --------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class HttpResponse:
-    status: int
-    body: Any
-    headers: dict[str, str]
-
-
-def http_request(
-    base_url: str,
-    method: str,
-    path: str,
-    body: Any = None,
-    headers: Mapping[str, str] | None = None,
-    timeout: float = 5.0,
-    connection: http.client.HTTPConnection | None = None,
-) -> HttpResponse:
-    """One JSON request. `body` may be bytes (sent as is) or a JSON value. Pass
-    `connection` to reuse a keep-alive connection; otherwise a fresh one is used and closed.
-    Raises the socket's TimeoutError / ConnectionError as they come."""
-    url = urlsplit(base_url)
-    conn = connection or http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
-    payload = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
-    all_headers = {"Content-Type": "application/json", **(headers or {})}
-    try:
-        conn.request(method, path, body=payload, headers=all_headers)
-        response = conn.getresponse()
-        raw = response.read()
-        parsed = json.loads(raw) if raw else None
-        return HttpResponse(response.status, parsed, {k.lower(): v for k, v in response.getheaders()})
-    finally:
-        if connection is None:
-            conn.close()
-
-
-# --- moto ---------------------------------------------------------------------------------
-
-
-@dataclass
-class MotoServer:
-    """A running tools/moto_server.py; boto3 clients use dummy credentials."""
-
-    process: ManagedProcess
-    endpoint_url: str
-    dynamodb_lock: bool
-    region: str = DEFAULT_REGION
-
-    def client(self, service: str, **config: Any) -> Any:
-        """boto3 client for this server. `config` overrides botocore Config fields."""
-        import boto3
-        from botocore.config import Config
-
-        settings: dict[str, Any] = {
-            "retries": {"max_attempts": 3, "mode": "standard"},
-            "connect_timeout": 2,
-            "read_timeout": 30,  # above SQS's 20 s long poll
-            "max_pool_connections": 64,
-        }
-        settings.update(config)
-        return boto3.session.Session().client(
-            service,
-            endpoint_url=self.endpoint_url,
-            region_name=self.region,
-            config=Config(**settings),
-            **DUMMY_CREDENTIALS,
-        )
-
-    def sqs(self, **config: Any) -> Any:
-        return self.client("sqs", **config)
-
-    def dynamodb(self, **config: Any) -> Any:
-        return self.client("dynamodb", **config)
-
-    def reset(self) -> None:
-        response = http_request(self.endpoint_url, "POST", "/moto-api/reset")
-        if response.status != 200:
-            raise RuntimeError(f"moto reset answered {response.status}: {response.body}")
-
-    def env(self) -> dict[str, str]:
-        """Environment for a child process (e.g. the consumer) to use this server."""
-        return {
-            "AWS_ENDPOINT_URL": self.endpoint_url,
-            "AWS_REGION": self.region,
-            "AWS_DEFAULT_REGION": self.region,
-            "AWS_ACCESS_KEY_ID": DUMMY_CREDENTIALS["aws_access_key_id"],
-            "AWS_SECRET_ACCESS_KEY": DUMMY_CREDENTIALS["aws_secret_access_key"],
-            "AWS_EC2_METADATA_DISABLED": "true",
-        }
-
-
-def start_moto(
-    manager: ProcessManager,
-    *,
-    dynamodb_lock: bool = True,
-    env: Mapping[str, str | None] | None = None,
-    name: str = "moto",
-) -> MotoServer:
-    argv = [PYTHON, str(REPO_ROOT / "tools" / "moto_server.py"), "--port", "0"]
-    if not dynamodb_lock:
-        argv.append("--no-dynamodb-lock")
-    proc = manager.start(name, argv, env=env, ready=json_event("listening"), timeout=30.0)
-    return MotoServer(proc, f"http://127.0.0.1:{proc.ready_info['port']}", dynamodb_lock)
-
-
-# --- fake bank ----------------------------------------------------------------------------
-
-
-@dataclass
-class FakeBank:
-    """A running `python -m tools.fake_bank`, with typed helpers for its API."""
-
-    process: ManagedProcess
-    url: str
-    seed: int
-    default_timeout: float = field(default=5.0)
-
-    def request(self, method: str, path: str, body: Any = None, **kwargs: Any) -> HttpResponse:
-        kwargs.setdefault("timeout", self.default_timeout)
-        return http_request(self.url, method, path, body, **kwargs)
-
-    def debit(self, body: dict[str, Any], key: str | None = None, **kwargs: Any) -> HttpResponse:
-        """POST /v1/debits with Idempotency-Key = `key` or the body's chargeId."""
-        headers = {"Idempotency-Key": key if key is not None else str(body["chargeId"])}
-        return self.request("POST", "/v1/debits", body, headers=headers, **kwargs)
-
-    def notify(self, body: dict[str, Any], key: str | None = None, **kwargs: Any) -> HttpResponse:
-        """POST /v1/notifications with Idempotency-Key = `key` or '<chargeId>:notify'."""
-        headers = {"Idempotency-Key": key if key is not None else f"{body['chargeId']}:notify"}
-        return self.request("POST", "/v1/notifications", body, headers=headers, **kwargs)
-
-    def _ok(self, method: str, path: str, body: Any = None) -> Any:
-        response = self.request(method, path, body)
-        if response.status != 200:
-            raise RuntimeError(f"fake-bank {method} {path} answered {response.status}: {response.body}")
-        return response.body
-
-    def ledger(self) -> dict[str, Any]:
-        return self._ok("GET", "/v1/ledger")
-
-    def faults(self) -> dict[str, Any]:
-        return self._ok("GET", "/admin/faults")
-
-    def set_faults(self, faults: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
-        """Replace the whole fault configuration (JSON field names, e.g. transientErrorRate)."""
-        return self._ok("POST", "/admin/faults", {**(faults or {}), **fields})
-
-    def reset(self) -> None:
-        self._ok("POST", "/admin/reset")
-
-    def env(self) -> dict[str, str]:
-        """Environment for the consumer: both APIs are served by this one process."""
-        return {"CORE_BANKING_URL": self.url, "NOTIFICATION_URL": self.url}
-
-
-def start_fake_bank(
-    manager: ProcessManager,
-    *,
-    seed: int = 1234,
-    extra_args: Iterable[str] = (),
-    name: str = "fake-bank",
-) -> FakeBank:
-    argv = [PYTHON, "-m", "tools.fake_bank", "--port", "0", "--seed", str(seed), *extra_args]
-    proc = manager.start(name, argv, ready=json_event("listening"), timeout=20.0)
-    return FakeBank(proc, f"http://127.0.0.1:{proc.ready_info['port']}", seed)

@@ -1,11 +1,13 @@
-"""Helpers for the end-to-end tests of the `charge-recovery` binary: provision a table and
-queues through the binary, run its subcommands, start and stop consumer processes, and read
-what they did with boto3 (the reference client) and the fake bank's ledger.
+"""The `charge-recovery` binary on the local stack: provision a table and queues through the
+binary, run its subcommands, start and stop consumer processes, and read what they did with
+boto3 (the reference client). Used by the system tests (through the pytest plugin's
+`charge_stack` and `consumers` fixtures); the demo and the benchmark use the same binary
+path convention (`binary_path`).
 
     stack = provision_stack(moto, lease_seconds=3)       # `charge-recovery provision`
     consumers = Consumers(processes, stack, fake_bank)
     c = consumers.start(WORKERS="2")                     # waits for "consumer started"
-    stack.send_bodies([charge_body(charge("CHG-1"))])    # boto3 producer
+    stack.send_bodies([body, ...])                       # boto3 producer
     wait_until(lambda: stack.record("CHG-1"), ...)       # boto3 reads the table
     consumers.stop(c)                                    # SIGTERM; returns the exit status
 
@@ -13,13 +15,11 @@ The consumer long-polls with WaitTimeSeconds=20 and a poll in progress is not in
 SIGTERM (listener_container.hpp documents it), so a consumer idle on an empty queue would take
 up to 20 s to exit. `Consumers.stop` puts one throw-away message (WAKE_BODY) on the queue once
 the consumer has logged "stopping": moto answers the poll at once and the container hands the
-message back unstarted. Tests that inspect the queue after a stop skip WAKE_BODY.
+message back unstarted. Callers that inspect the queue after a stop skip WAKE_BODY.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 import re
 import signal
@@ -33,61 +33,25 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stack import REPO_ROOT, FakeBank, ManagedProcess, MotoServer, ProcessFailed, ProcessManager, build_dir, wait_until
+from tools.local_stack.fake_bank import FakeBank
+from tools.local_stack.moto import MotoServer
+from tools.local_stack.paths import REPO_ROOT, build_dir
+from tools.local_stack.processes import ManagedProcess, ProcessFailed, ProcessManager, wait_until
 
 WAKE_BODY = '{"shutdownWake":true}'
-DEFAULT_ACCOUNT = "ACC-0012345678"
+
+
+def binary_path(build: Path | None = None) -> Path:
+    """Where `charge-recovery` is in a build tree (default: build_dir()); not checked."""
+    return (build if build is not None else build_dir()) / "src" / "app" / "charge-recovery"
 
 
 def binary() -> Path:
-    path = build_dir() / "src" / "app" / "charge-recovery"
+    """The binary of build_dir(); FileNotFoundError naming the path if it was not built."""
+    path = binary_path()
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: build the charge-recovery target first")
     return path
-
-
-# --- charges ------------------------------------------------------------------------------
-
-
-def charge(
-    charge_id: str,
-    *,
-    account: str = DEFAULT_ACCOUNT,
-    amount: int = 2500,
-    currency: str = "INR",
-    charge_type: str = "SMS_ALERT_FEE",
-    due_date: str = "2026-11-30",
-) -> dict[str, Any]:
-    """A valid ChargeDueEvent v1 (DESIGN.md §5)."""
-    return {
-        "schemaVersion": 1,
-        "chargeId": charge_id,
-        "accountId": account,
-        "chargeType": charge_type,
-        "amountMinor": amount,
-        "currency": currency,
-        "dueDate": due_date,
-    }
-
-
-def charge_body(event: dict[str, Any]) -> str:
-    return json.dumps(event, separators=(",", ":"))
-
-
-def payload_hash(event: dict[str, Any]) -> str:
-    """DESIGN.md §5's canonical hash, computed independently of the C++ code."""
-    canonical = "|".join(
-        [
-            "v1",
-            event["chargeId"],
-            event["accountId"],
-            event["chargeType"],
-            str(event["amountMinor"]),
-            event["currency"],
-            event["dueDate"],
-        ]
-    )
-    return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 # --- the binary's subcommands -------------------------------------------------------------
@@ -177,7 +141,8 @@ class ChargeStack:
                 QueueUrl=queue_url or self.queue_url,
                 Entries=[{"Id": str(i), "MessageBody": body} for i, body in enumerate(chunk)],
             )
-            assert not reply.get("Failed"), reply["Failed"]
+            if reply.get("Failed"):
+                raise RuntimeError(f"SendMessageBatch refused entries: {reply['Failed']}")
             by_id = {entry["Id"]: entry["MessageId"] for entry in reply["Successful"]}
             ids.extend(by_id[str(i)] for i in range(len(chunk)))
         return ids
@@ -281,9 +246,11 @@ def provision_stack(moto: MotoServer, *, lease_seconds: int = 3, max_receive_cou
     table, queue_name, dlq_name = f"charges-{suffix}", f"charge-due-{suffix}", f"charge-due-dlq-{suffix}"
     env = {**moto.env(), "LEASE_SECONDS": str(lease_seconds)}
     result = run_cli(provision_args(table, queue_name, dlq_name, max_receive_count), env)
-    assert result.returncode == 0, f"provision exited {result.returncode}: {result.stderr}"
+    if result.returncode != 0:
+        raise RuntimeError(f"provision exited {result.returncode}: {result.stderr}")
     printed = parse_assignments(result.stdout)
-    assert printed["IDEMPOTENCY_TABLE"] == table, result.stdout
+    if printed.get("IDEMPOTENCY_TABLE") != table:
+        raise RuntimeError(f"provision did not report table {table}: {result.stdout}")
     return ChargeStack(
         moto=moto,
         table=table,
@@ -328,7 +295,8 @@ class Consumer:
     def metric(self, name: str, **labels: str) -> float:
         """Sum of the samples of `name` whose labels include `labels` (0 when none)."""
         status, text = self.get("/metrics")
-        assert status == 200, text
+        if status != 200:
+            raise RuntimeError(f"GET /metrics answered {status}: {text}")
         total = 0.0
         pattern = re.compile(r"^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)$")
         for line in text.splitlines():
@@ -350,7 +318,7 @@ def _started(proc: ManagedProcess, timeout: float) -> dict[str, Any]:
 
 class Consumers:
     """Starts consumers against one stack and fake bank; stop() and stop_all() SIGTERM them
-    and return their exit statuses (the `consumer` fixture asserts 0 at teardown)."""
+    and return their exit statuses (the `consumers` fixture asserts 0 at teardown)."""
 
     def __init__(self, processes: ProcessManager, stack: ChargeStack, bank: FakeBank) -> None:
         self.processes = processes

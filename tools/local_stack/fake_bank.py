@@ -1,0 +1,75 @@
+"""Handle for the fake bank (`python -m tools.fake_bank`, tools/README.md): typed helpers for
+its debit, notification, ledger and admin APIs, and the environment that points the consumer
+at it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.local_stack.http_json import HttpResponse, http_request
+from tools.local_stack.paths import PYTHON
+from tools.local_stack.processes import ManagedProcess, ProcessManager, json_event
+
+
+@dataclass
+class FakeBank:
+    """A running `python -m tools.fake_bank`, with typed helpers for its API."""
+
+    process: ManagedProcess
+    url: str
+    seed: int
+    default_timeout: float = field(default=5.0)
+
+    def request(self, method: str, path: str, body: Any = None, **kwargs: Any) -> HttpResponse:
+        kwargs.setdefault("timeout", self.default_timeout)
+        return http_request(self.url, method, path, body, **kwargs)
+
+    def debit(self, body: dict[str, Any], key: str | None = None, **kwargs: Any) -> HttpResponse:
+        """POST /v1/debits with Idempotency-Key = `key` or the body's chargeId."""
+        headers = {"Idempotency-Key": key if key is not None else str(body["chargeId"])}
+        return self.request("POST", "/v1/debits", body, headers=headers, **kwargs)
+
+    def notify(self, body: dict[str, Any], key: str | None = None, **kwargs: Any) -> HttpResponse:
+        """POST /v1/notifications with Idempotency-Key = `key` or '<chargeId>:notify'."""
+        headers = {"Idempotency-Key": key if key is not None else f"{body['chargeId']}:notify"}
+        return self.request("POST", "/v1/notifications", body, headers=headers, **kwargs)
+
+    def _ok(self, method: str, path: str, body: Any = None) -> Any:
+        response = self.request(method, path, body)
+        if response.status != 200:
+            raise RuntimeError(f"fake-bank {method} {path} answered {response.status}: {response.body}")
+        return response.body
+
+    def ledger(self) -> dict[str, Any]:
+        return self._ok("GET", "/v1/ledger")
+
+    def faults(self) -> dict[str, Any]:
+        return self._ok("GET", "/admin/faults")
+
+    def set_faults(self, faults: dict[str, Any] | None = None, **fields: Any) -> dict[str, Any]:
+        """Replace the whole fault configuration (JSON field names, e.g. transientErrorRate)."""
+        return self._ok("POST", "/admin/faults", {**(faults or {}), **fields})
+
+    def reset(self) -> None:
+        self._ok("POST", "/admin/reset")
+
+    def env(self) -> dict[str, str]:
+        """Environment for the consumer: both APIs are served by this one process."""
+        return {"CORE_BANKING_URL": self.url, "NOTIFICATION_URL": self.url}
+
+
+def start_fake_bank(
+    manager: ProcessManager,
+    *,
+    seed: int = 1234,
+    extra_args: Iterable[str] = (),
+    name: str = "fake-bank",
+) -> FakeBank:
+    """Start `python -m tools.fake_bank` (from the repository root) on a free port with a fixed
+    seed, so injected faults repeat from run to run, and wait for its "listening" line."""
+    argv = [PYTHON, "-m", "tools.fake_bank", "--port", "0", "--seed", str(seed), *extra_args]
+    proc = manager.start(name, argv, ready=json_event("listening"), timeout=20.0)
+    return FakeBank(proc, f"http://127.0.0.1:{proc.ready_info['port']}", seed)
