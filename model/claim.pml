@@ -1,5 +1,5 @@
 /*
- * claim.pml - the claim protocol of DESIGN.md section 3, for one key, checked with spin.
+ * claim.pml - the claim protocol of docs/design.md section 3, for one key, checked with spin.
  * How to run it and what each property means: docs/model-check.md. model/run.sh runs every
  * property of the correct model and confirms that every BROKEN_* variant below is caught.
  *

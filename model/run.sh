@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Model-checks the claim protocol (model/claim.pml, DESIGN.md section 3) with spin.
+# Model-checks the claim protocol (model/claim.pml, docs/design.md section 3) with spin.
 # Every property of the correct model must hold with a complete exhaustive search, and every
 # broken variant must be caught. One line per check: states stored, depth reached, seconds.
 # Builds in a temporary directory that is removed on exit.

@@ -1,5 +1,5 @@
-// Configuration (DESIGN.md §5): every setting is named by its environment variable and can also
-// be given as a --flag; a flag wins over the environment, which wins over the default. A
+// Configuration (docs/design.md §5): every setting is named by its environment variable and can
+// also be given as a --flag; a flag wins over the environment, which wins over the default. A
 // missing or malformed setting is one line naming it, and start-up stops.
 #pragma once
 

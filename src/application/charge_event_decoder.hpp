@@ -1,4 +1,4 @@
-// Decodes and validates a ChargeDueEvent v1 message body (DESIGN.md §5). Anything it refuses
+// Decodes and validates a ChargeDueEvent v1 message body (docs/design.md §5). Anything it refuses
 // becomes INVALID_MESSAGE with the field and the rule as failureDetail; it never throws and
 // never crashes on hostile input.
 //

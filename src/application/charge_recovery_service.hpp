@@ -1,4 +1,4 @@
-// ChargeRecoveryService: one delivery of a charge in, one disposition out (DESIGN.md §3).
+// ChargeRecoveryService: one delivery of a charge in, one disposition out (docs/design.md §3).
 // Claim the chargeId, and only as the claim holder debit, notify and record the result.
 //
 //   ChargeRecoveryService service(store, bank, notifier, clock, tokens, observer, config);

@@ -1,4 +1,4 @@
-// The message attributes of a message forwarded to the dead-letter queue (DESIGN.md §5).
+// The message attributes of a message forwarded to the dead-letter queue (docs/design.md §5).
 #pragma once
 
 #include <string_view>

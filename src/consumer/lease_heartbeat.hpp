@@ -1,4 +1,4 @@
-// Keeps a claim alive while a long effect runs (DESIGN.md §3: extend at half the lease).
+// Keeps a claim alive while a long effect runs (docs/design.md §3: extend at half the lease).
 #pragma once
 
 #include <functional>

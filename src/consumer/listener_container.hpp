@@ -1,7 +1,7 @@
 // The SQS listener container: long-poll receivers feed a bounded worker pool; each handler's
 // Disposition becomes a batched delete, a visibility change or a DLQ forward; long handlers are
 // heartbeated; request_stop() shuts down without losing a message. Reusable: it knows the
-// queue port, the Disposition vocabulary and nothing about the business (DESIGN.md §4).
+// queue port, the Disposition vocabulary and nothing about the business (docs/design.md §4).
 //
 //   ListenerContainer container(queue, [&](const Message& m, consumer::LeaseHeartbeat& hb) {
 //     return service.handle(m.body, hb);

@@ -1,5 +1,5 @@
 // The FinEdge charge: validated value types. Construction goes through parse(), so a Charge
-// that exists is valid by construction (DESIGN.md §5 rules).
+// that exists is valid by construction (docs/design.md §5 rules).
 #pragma once
 
 #include <chrono>
@@ -115,7 +115,7 @@ struct Charge {
   friend bool operator==(const Charge&, const Charge&) = default;
 };
 
-// The canonical form the payload hash is computed over (DESIGN.md §5):
+// The canonical form the payload hash is computed over (docs/design.md §5):
 // v1|chargeId|accountId|chargeType|amountMinor|currency|dueDate. No field can contain '|'.
 [[nodiscard]] std::string canonical_form(const Charge& charge);
 

@@ -19,7 +19,7 @@ enum class ChargeStatus { Debited, DebitedNotificationFailed, FailedPermanent };
   return "UNKNOWN";
 }
 
-// The DLQ failureReason values of DESIGN.md §5.
+// The DLQ failureReason values of docs/design.md §5.
 namespace dlq_reason {
 inline constexpr std::string_view kInvalidMessage = "INVALID_MESSAGE";
 inline constexpr std::string_view kPayloadMismatch = "PAYLOAD_MISMATCH";

@@ -1,4 +1,4 @@
-// The idempotency record of one business key and the vocabulary of claiming it (DESIGN.md §3).
+// The idempotency record of one business key and the vocabulary of claiming it (docs/design.md §3).
 // Generic: nothing here knows about charges, so another consumer can reuse the protocol.
 #pragma once
 

@@ -1,4 +1,4 @@
-// The IdempotencyStore port: every write is one atomic conditional request (DESIGN.md §3).
+// The IdempotencyStore port: every write is one atomic conditional request (docs/design.md §3).
 //
 //   auto claimed = store.claim({.key = "CHG-1", .payload_hash = h, .token = t, .owner = me,
 //                               .now = clock.now(), .lease = 60s});

@@ -1,4 +1,4 @@
-"""Charge events for the system tests: valid ChargeDueEvent v1 bodies (DESIGN.md §5) and the
+"""Charge events for the system tests: valid ChargeDueEvent v1 bodies (docs/design.md §5) and the
 canonical payload hash computed independently of the C++ code, as an oracle. Test data, not
 local-stack machinery, so it stays here; the stack itself is tools/local_stack.
 """
@@ -21,7 +21,7 @@ def charge(
     charge_type: str = "SMS_ALERT_FEE",
     due_date: str = "2026-11-30",
 ) -> dict[str, Any]:
-    """A valid ChargeDueEvent v1 (DESIGN.md §5)."""
+    """A valid ChargeDueEvent v1 (docs/design.md §5)."""
     return {
         "schemaVersion": 1,
         "chargeId": charge_id,
@@ -38,7 +38,7 @@ def charge_body(event: dict[str, Any]) -> str:
 
 
 def payload_hash(event: dict[str, Any]) -> str:
-    """DESIGN.md §5's canonical hash, computed independently of the C++ code."""
+    """docs/design.md §5's canonical hash, computed independently of the C++ code."""
     canonical = "|".join(
         [
             "v1",

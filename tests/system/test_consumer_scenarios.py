@@ -1,4 +1,4 @@
-"""End-to-end scenarios of DESIGN.md §3's outcome table: boto3 produces the SQS messages and
+"""End-to-end scenarios of docs/design.md §3's outcome table: boto3 produces the SQS messages and
 reads the table and queues, the `charge-recovery run` binary consumes, fake-bank keeps the
 ledger. Every wait polls with a deadline; the proof is always what boto3 and the ledger see.
 """

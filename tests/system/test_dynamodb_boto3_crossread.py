@@ -1,6 +1,6 @@
 """Our DynamoDB store's records as the official SDK sees them: a C++ helper writes DONE,
 FAILED and IN_PROGRESS records through DynamoDbIdempotencyStore, then boto3 reads them back
-and checks DESIGN.md §3's attribute names, types and units.
+and checks docs/design.md §3's attribute names, types and units.
 
 The helper is built with the C++ tests: $IC_BUILD_DIR/tests/unit/dynamodb/ic_dynamodb_record_writer.
 """

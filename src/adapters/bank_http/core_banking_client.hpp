@@ -1,4 +1,4 @@
-// AccountDebitPort over the core-banking HTTP API (DESIGN.md §5): POST {base}/v1/debits with
+// AccountDebitPort over the core-banking HTTP API (docs/design.md §5): POST {base}/v1/debits with
 // the charge's idempotency key, the reply mapped onto Debited / DebitRejected /
 // DebitUnavailable.
 //

@@ -1,4 +1,4 @@
-// NotificationPort over the notification HTTP API (DESIGN.md §5): POST {base}/v1/notifications
+// NotificationPort over the notification HTTP API (docs/design.md §5): POST {base}/v1/notifications
 // with the idempotency key the service passes ("<chargeId>:notify"), so a notification sent
 // again after a crash is deduplicated by the notification service.
 //

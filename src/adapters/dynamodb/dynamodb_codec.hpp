@@ -1,5 +1,5 @@
 // DynamoDB request bodies and record decoding for the IdempotencyStore, as pure functions over
-// JSON (no I/O), so the exact expressions of DESIGN.md §3 can be unit-tested and benchmarked.
+// JSON (no I/O), so the exact expressions of docs/design.md §3 can be unit-tested and benchmarked.
 //
 //   auto body = encode_claim(table, request);            // conditional UpdateItem (upsert)
 //   auto reply = client.call("UpdateItem", body);

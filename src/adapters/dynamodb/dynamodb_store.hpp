@@ -1,5 +1,5 @@
 // The IdempotencyStore port on DynamoDB: every write is one conditional request whose
-// condition is DESIGN.md §3's, so per-key atomicity is DynamoDB's, never ours.
+// condition is docs/design.md §3's, so per-key atomicity is DynamoDB's, never ours.
 //
 //   aws::JsonClient dynamodb(...);                       // DynamoDB_20120810 over SigV4
 //   dynamodb::DynamoDbIdempotencyStore store(dynamodb, {.name = "idempotency"});

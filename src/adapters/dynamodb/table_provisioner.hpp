@@ -1,4 +1,4 @@
-// Creates the idempotency table (DESIGN.md §3) and turns on TTL on expiresAt. Idempotent:
+// Creates the idempotency table (docs/design.md §3) and turns on TTL on expiresAt. Idempotent:
 // an existing table and an already enabled TTL are success, so `provision` is safe to re-run.
 //
 //   auto report = provision_table(dynamodb_client, "idempotency", {});

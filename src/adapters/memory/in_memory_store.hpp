@@ -1,4 +1,4 @@
-// The reference IdempotencyStore: DESIGN.md §3's conditions evaluated under one mutex.
+// The reference IdempotencyStore: docs/design.md §3's conditions evaluated under one mutex.
 // Every other store must pass the same contract suite (tests/unit/idempotency/store_contract.hpp).
 #pragma once
 

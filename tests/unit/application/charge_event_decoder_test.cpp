@@ -1,4 +1,5 @@
-// ChargeDueEvent v1 decoding: one refusal per rule of DESIGN.md §5, each naming field and rule.
+// ChargeDueEvent v1 decoding: one refusal per rule of docs/design.md §5, each naming field and
+// rule.
 #include "application/charge_event_decoder.hpp"
 
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-// The service against DESIGN.md §3's outcome table, one behaviour per test.
+// The service against docs/design.md §3's outcome table, one behaviour per test.
 #include "application/charge_recovery_service.hpp"
 
 #include <gmock/gmock.h>

@@ -1,5 +1,5 @@
 // CoreBankingClient against a scripted local server over the real curl transport: the request
-// it sends, every status mapping of DESIGN.md §5, transport failures, hostile replies, and
+// it sends, every status mapping of docs/design.md §5, transport failures, hostile replies, and
 // that no detail ever carries the full account number.
 #include "adapters/bank_http/core_banking_client.hpp"
 

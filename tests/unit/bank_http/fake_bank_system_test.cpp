@@ -1,4 +1,4 @@
-// Both bank adapters against the real fake bank (tools/fake_bank, DESIGN.md §5): the strict
+// Both bank adapters against the real fake bank (tools/fake_bank, docs/design.md §5): the strict
 // request parser accepts what we send, and every mapping holds against the server the
 // end-to-end tests use, including the commit-then-timeout crash window.
 #include <gmock/gmock.h>
@@ -108,7 +108,7 @@ TEST_F(FakeBankSystemTest, AKeyThatIsNotTheChargeIdIsAClientErrorNeverAFinalFail
   EXPECT_THAT(describe(result), HasSubstr("HTTP 400 MALFORMED_REQUEST"));
 }
 
-// DESIGN.md §2's crash window: the bank commits, the answer never arrives in time; the retry
+// docs/design.md §2's crash window: the bank commits, the answer never arrives in time; the retry
 // with the same key learns the original debit and no second debit exists.
 TEST_F(FakeBankSystemTest, ADebitCommittedBehindATimeoutIsReturnedByTheRetry) {
   for (const char* mode : {"delay", "close"}) {

@@ -1,4 +1,4 @@
-// Value types: each rule of DESIGN.md §5 accepted at its bounds and refused just past them.
+// Value types: each rule of docs/design.md §5 accepted at its bounds and refused just past them.
 #include "domain/charge.hpp"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The DynamoDB request bodies carry DESIGN.md §3's expressions exactly, and items decode
+// The DynamoDB request bodies carry docs/design.md §3's expressions exactly, and items decode
 // into ClaimRecords (or a reason why not). No network.
 #include "adapters/dynamodb/dynamodb_codec.hpp"
 

@@ -1,4 +1,4 @@
-// The IdempotencyStore contract (DESIGN.md §3) as one value-parameterised suite. Every store
+// The IdempotencyStore contract (docs/design.md §3) as one value-parameterised suite. Every store
 // instantiates it, so the in-memory reference and the DynamoDB adapter are held to the same
 // cases:
 //
