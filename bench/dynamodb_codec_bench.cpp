@@ -43,7 +43,7 @@ void BM_DecodeClaimReply(benchmark::State& state) {
   const std::string reply = kAllNewReply;
   for (auto _ : state) {
     auto parsed = nlohmann::json::parse(reply);
-    auto record = dynamodb::decode_record(parsed["Attributes"]);
+    auto record = dynamodb::decode_record(kTable, parsed["Attributes"]);
     benchmark::DoNotOptimize(record);
   }
 }
@@ -53,7 +53,7 @@ BENCHMARK(BM_DecodeClaimReply);
 void BM_DecodeRecord(benchmark::State& state) {
   const auto item = nlohmann::json::parse(kAllNewReply)["Attributes"];
   for (auto _ : state) {
-    auto record = dynamodb::decode_record(item);
+    auto record = dynamodb::decode_record(kTable, item);
     benchmark::DoNotOptimize(record);
   }
 }

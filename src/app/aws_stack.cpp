@@ -1,5 +1,7 @@
 #include "app/aws_stack.hpp"
 
+#include <utility>
+
 namespace ic::app {
 namespace {
 
@@ -30,5 +32,9 @@ AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
                  .timeouts = kSqsTimeouts},
                 transport_, *credentials_, retry_, {.observer = observer}),
       sqs_client_(sqs_json_) {}
+
+dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retention) {
+  return {.name = std::move(name), .retention = retention, .result_attribute = "debitRef"};
+}
 
 }  // namespace ic::app

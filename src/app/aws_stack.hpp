@@ -3,8 +3,11 @@
 // the JSON clients for DynamoDB and SQS.
 #pragma once
 
+#include <chrono>
 #include <memory>
+#include <string>
 
+#include "adapters/dynamodb/dynamodb_codec.hpp"
 #include "adapters/sqs/sqs_client.hpp"
 #include "app/settings.hpp"
 #include "aws/credentials_chain.hpp"
@@ -33,5 +36,9 @@ class AwsStack {
   aws::JsonClient sqs_json_;
   sqs::SqsClient sqs_client_;
 };
+
+// The charge domain's idempotency table (docs/design.md §3): the effect's reference is the
+// bank's debitId, recorded as debitRef.
+[[nodiscard]] dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retention);
 
 }  // namespace ic::app

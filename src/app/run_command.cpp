@@ -15,6 +15,7 @@
 #include "app/telemetry.hpp"
 #include "application/charge_message_handler.hpp"
 #include "consumer/listener_container.hpp"
+#include "core/time.hpp"
 #include "observability/admin_server.hpp"
 
 namespace ic::app {
@@ -79,13 +80,13 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   Telemetry telemetry(log, metrics);
   AwsStack aws(settings.aws, env, &telemetry);
 
-  dynamodb::DynamoDbIdempotencyStore store(
-      aws.dynamodb(), {.name = settings.table, .retention = settings.retention});
+  dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
+                                           charge_table(settings.table, settings.retention));
   sqs::SqsQueue queue(aws.sqs(), settings.queue_url, settings.dlq_url);
   http::CurlHttpTransport bank_transport;
   bank::CoreBankingClient bank(bank_transport, *bank_endpoint);
   bank::NotificationClient notifier(bank_transport, *notify_endpoint);
-  SystemClock clock;
+  const Clock& clock = real_clock();
   RandomTokens tokens;
   const std::string owner = worker_identity();
 

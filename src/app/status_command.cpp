@@ -16,7 +16,7 @@ std::int64_t epoch_ms(Instant t) {
 
 int status(AwsStack& aws, const StatusOptions& options) {
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
-                                           {.name = options.table, .retention = options.retention});
+                                           charge_table(options.table, options.retention));
   auto record = store.get(options.charge_id);
   if (!record) {
     std::cerr << "status: " << record.error().code << " " << record.error().message << "\n";

@@ -4,7 +4,10 @@
 #include <unistd.h>
 
 #include <array>
+#include <span>
 #include <stdexcept>
+
+#include "core/hex.hpp"
 
 namespace ic::app {
 namespace {
@@ -14,20 +17,10 @@ std::string random_hex(std::size_t bytes) {
   if (bytes > buffer.size() || RAND_bytes(buffer.data(), static_cast<int>(bytes)) != 1) {
     throw std::runtime_error("OpenSSL RAND_bytes failed");  // no safe fallback for tokens
   }
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < bytes; ++i) {
-    out += kHex[buffer[i] >> 4];
-    out += kHex[buffer[i] & 0x0f];
-  }
-  return out;
+  return to_hex(std::span(buffer).first(bytes));
 }
 
 }  // namespace
-
-Instant SystemClock::now() const {
-  return std::chrono::time_point_cast<Millis>(std::chrono::system_clock::now());
-}
 
 std::string RandomTokens::next() {
   return random_hex(16);

@@ -1,17 +1,11 @@
-// The process's real clock, token source and identity, for the composition root.
+// The process's real token source and identity, for the composition root.
 #pragma once
 
 #include <string>
 
-#include "core/time.hpp"
 #include "domain/ports.hpp"
 
 namespace ic::app {
-
-class SystemClock final : public Clock {
- public:
-  [[nodiscard]] Instant now() const override;
-};
 
 // 128 random bits from OpenSSL's CSPRNG, hex encoded: unguessable fencing tokens.
 class RandomTokens final : public charge::TokenSource {

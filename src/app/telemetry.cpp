@@ -54,8 +54,8 @@ void Telemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& 
   const std::string_view outcome = idem::to_string(result.outcome);
   claim_outcomes_.with({outcome}).inc();
   const obs::LogLevel level = result.outcome == idem::ClaimOutcome::PayloadMismatch
-                                  ? obs::LogLevel::kError
-                                  : obs::LogLevel::kInfo;
+                                  ? obs::LogLevel::Error
+                                  : obs::LogLevel::Info;
   log_.log(level, "claim decided",
            {{"chargeId", c.id.value()},
             {"messageId", MessageScope::current()},
@@ -167,7 +167,7 @@ void Telemetry::on_dlq_send_failed(std::string_view message_id, const consumer::
 void Telemetry::on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
                                       const consumer::QueueError& error, bool final) {
   batch_failures_.with({consumer::to_string(action), final ? "true" : "false"}).inc();
-  log_.log(final ? obs::LogLevel::kError : obs::LogLevel::kWarn, "batch entry failed",
+  log_.log(final ? obs::LogLevel::Error : obs::LogLevel::Warn, "batch entry failed",
            {{"messageId", message_id},
             {"action", consumer::to_string(action)},
             {"code", error.code},

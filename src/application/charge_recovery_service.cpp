@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/backoff.hpp"
+#include "core/overloaded.hpp"
 #include "domain/charge_status.hpp"
 
 namespace ic::application {
@@ -39,11 +41,6 @@ class HeartbeatScope {
   bool running_ = true;
 };
 
-template <class... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-
 DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge& charge) {
   return DeadLetter{std::string(reason), std::move(detail), charge.id.value()};
 }
@@ -64,9 +61,7 @@ ChargeRecoveryService::ChargeRecoveryService(idem::IdempotencyStore& store,
       config_(std::move(config)) {}
 
 Millis ChargeRecoveryService::transient_backoff(int receive_count) const {
-  const int doublings = std::clamp(receive_count - 1, 0, 20);
-  const auto grown = config_.retry_base * (std::int64_t{1} << doublings);
-  return std::min(grown, config_.retry_cap);
+  return backoff_delay(receive_count - 1, config_.retry_base, config_.retry_cap, Jitter::None);
 }
 
 Disposition ChargeRecoveryService::handle(const Delivery& delivery,

@@ -3,13 +3,11 @@
 #pragma once
 
 #include <string>
-#include <string_view>
 
 #include "domain/charge.hpp"
 
 namespace ic::application {
 
-[[nodiscard]] std::string sha256_hex(std::string_view data);
 [[nodiscard]] std::string payload_hash(const charge::Charge& charge);
 
 }  // namespace ic::application

@@ -10,13 +10,13 @@
 
 namespace ic::aws {
 
-CredentialsChain::CredentialsChain(std::vector<NamedProvider> providers, WallClock clock,
+CredentialsChain::CredentialsChain(std::vector<NamedProvider> providers, const Clock& clock,
                                    std::chrono::seconds refresh_margin)
-    : providers_(std::move(providers)), clock_(std::move(clock)), refresh_margin_(refresh_margin) {}
+    : providers_(std::move(providers)), clock_(clock), refresh_margin_(refresh_margin) {}
 
 std::expected<Credentials, AwsError> CredentialsChain::credentials() {
   std::lock_guard lock(mutex_);
-  const auto now = clock_();
+  const Instant now = clock_.now();
   if (cached_ && now < refresh_after_) return *cached_;
 
   auto fetched = fetch(now);
@@ -36,8 +36,7 @@ std::expected<Credentials, AwsError> CredentialsChain::credentials() {
   return fetched;
 }
 
-std::expected<Credentials, AwsError> CredentialsChain::fetch(
-    std::chrono::system_clock::time_point now) {
+std::expected<Credentials, AwsError> CredentialsChain::fetch(Instant now) {
   auto result = active_ ? providers_[*active_].provider->credentials() : search();
   if (result && result->expiration && *result->expiration <= now) {
     return std::unexpected(
@@ -75,14 +74,14 @@ std::optional<std::string> CredentialsChain::active_provider() const {
 
 std::unique_ptr<CredentialsChain> make_default_credentials_chain(EnvLookup env,
                                                                  http::HttpTransport& transport,
-                                                                 WallClock clock) {
+                                                                 const Clock& clock) {
   std::vector<NamedProvider> providers;
   providers.push_back({"environment", std::make_unique<EnvironmentCredentialsProvider>(env)});
   providers.push_back({"profile", std::make_unique<ProfileCredentialsProvider>(env)});
   providers.push_back(
       {"container", std::make_unique<ContainerCredentialsProvider>(env, transport)});
   providers.push_back({"imds", std::make_unique<ImdsCredentialsProvider>(env, transport)});
-  return std::make_unique<CredentialsChain>(std::move(providers), std::move(clock));
+  return std::make_unique<CredentialsChain>(std::move(providers), clock);
 }
 
 }  // namespace ic::aws

@@ -9,7 +9,6 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -18,11 +17,10 @@
 
 #include "aws/credentials.hpp"
 #include "aws/endpoints.hpp"
+#include "core/time.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::aws {
-
-using WallClock = std::function<std::chrono::system_clock::time_point()>;
 
 struct NamedProvider {
   std::string name;  // "environment", "profile", ... : used in error messages
@@ -31,10 +29,10 @@ struct NamedProvider {
 
 // Thread-safety: credentials() is safe to call concurrently; callers wait on one mutex while a
 // refresh is in flight, so an expiry triggers one fetch, not one per thread. Ownership: owns
-// the providers; the clock is copied.
+// the providers; borrows the clock, which must outlive the chain.
 class CredentialsChain final : public CredentialsProvider {
  public:
-  CredentialsChain(std::vector<NamedProvider> providers, WallClock clock,
+  CredentialsChain(std::vector<NamedProvider> providers, const Clock& clock,
                    std::chrono::seconds refresh_margin = std::chrono::minutes{5});
 
   // Cached credentials while fresh. Otherwise a fetch: from the remembered provider, or from
@@ -48,12 +46,11 @@ class CredentialsChain final : public CredentialsProvider {
   [[nodiscard]] std::optional<std::string> active_provider() const;
 
  private:
-  [[nodiscard]] std::expected<Credentials, AwsError> fetch(
-      std::chrono::system_clock::time_point now);
+  [[nodiscard]] std::expected<Credentials, AwsError> fetch(Instant now);
   [[nodiscard]] std::expected<Credentials, AwsError> search();
 
   std::vector<NamedProvider> providers_;
-  WallClock clock_;
+  const Clock& clock_;
   std::chrono::seconds refresh_margin_;
 
   mutable std::mutex mutex_;
@@ -64,7 +61,6 @@ class CredentialsChain final : public CredentialsProvider {
 
 // The SDK-order chain over the real providers. `env` is the composition root's lookup.
 [[nodiscard]] std::unique_ptr<CredentialsChain> make_default_credentials_chain(
-    EnvLookup env, http::HttpTransport& transport,
-    WallClock clock = [] { return std::chrono::system_clock::now(); });
+    EnvLookup env, http::HttpTransport& transport, const Clock& clock = real_clock());
 
 }  // namespace ic::aws

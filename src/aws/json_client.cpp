@@ -3,7 +3,6 @@
 #include <fmt/format.h>
 
 #include <random>
-#include <thread>
 
 #include "aws/error_mapping.hpp"
 #include "aws/sigv4.hpp"
@@ -21,9 +20,6 @@ std::string random_invocation_id() {
 }
 
 JsonClientHooks with_defaults(JsonClientHooks hooks) {
-  if (!hooks.wall_clock) hooks.wall_clock = [] { return std::chrono::system_clock::now(); };
-  if (!hooks.sleep)
-    hooks.sleep = [](std::chrono::milliseconds d) { std::this_thread::sleep_for(d); };
   if (!hooks.invocation_id) hooks.invocation_id = random_invocation_id;
   return hooks;
 }
@@ -85,7 +81,7 @@ std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operat
       error.ambiguous = ambiguous;
       return result;
     }
-    hooks_.sleep(*delay);
+    hooks_.sleeper.sleep_for(*delay);
   }
 }
 
@@ -108,7 +104,7 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
   sign_request(request, *credentials,
                {.region = config_.region,
                 .service = config_.signing_name,
-                .time = hooks_.wall_clock() + clock_skew()});
+                .time = hooks_.clock.now() + clock_skew()});
 
   auto response = transport_.send(request, config_.timeouts);
   if (!response) return std::unexpected(map_transport_error(response.error()));
@@ -131,7 +127,7 @@ void JsonClient::learn_skew(const http::HttpResponse& response) {
   const auto server_time = parse_http_date(*date);
   if (!server_time) return;
   const auto skew =
-      std::chrono::duration_cast<std::chrono::milliseconds>(*server_time - hooks_.wall_clock());
+      std::chrono::duration_cast<std::chrono::milliseconds>(*server_time - hooks_.clock.now());
   skew_ms_.store(skew.count(), std::memory_order_relaxed);
 }
 

@@ -23,6 +23,7 @@
 #include "aws/aws_error.hpp"
 #include "aws/credentials.hpp"
 #include "aws/retry_policy.hpp"
+#include "core/time.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::aws {
@@ -56,11 +57,12 @@ class JsonClientObserver {
   virtual void on_attempt(const AttemptEvent& event) = 0;
 };
 
-// Injected so tests control time, randomness and waiting; defaults use the real ones.
+// Injected so tests control time, randomness and waiting; defaults use the real ones. The
+// clock and sleeper are borrowed and must outlive the client.
 struct JsonClientHooks {
-  std::function<std::chrono::system_clock::time_point()> wall_clock;  // signing time
-  std::function<void(std::chrono::milliseconds)> sleep;               // backoff waits
-  std::function<std::string()> invocation_id;                         // amz-sdk-invocation-id
+  const Clock& clock = real_clock();           // signing time
+  Sleeper& sleeper = real_sleeper();           // backoff waits
+  std::function<std::string()> invocation_id;  // amz-sdk-invocation-id
   JsonClientObserver* observer = nullptr;
 };
 

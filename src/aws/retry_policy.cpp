@@ -2,10 +2,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
-#include <cstdint>
-#include <random>
 #include <string_view>
+
+#include "core/backoff.hpp"
 
 namespace ic::aws {
 namespace {
@@ -41,11 +40,6 @@ bool contains(const std::array<std::string_view, N>& set, std::string_view code)
 
 }  // namespace
 
-double random_unit_interval() {
-  thread_local std::mt19937_64 engine{std::random_device{}()};
-  return std::uniform_real_distribution<double>(0.0, 1.0)(engine);
-}
-
 bool is_throttling_code(std::string_view code) {
   return contains(kThrottlingCodes, code);
 }
@@ -56,21 +50,13 @@ bool is_timeout_code(std::string_view code) {
   return code == "TimeoutBeforeSend" || code == "TimeoutAfterSend";
 }
 
-RetryPolicy::RetryPolicy(RetryConfig config, RandomUnit random)
-    : config_(config), random_(std::move(random)), tokens_(config.initial_tokens) {}
+RetryPolicy::RetryPolicy(RetryConfig config, Random& random)
+    : config_(config), random_(random), tokens_(config.initial_tokens) {}
 
 std::chrono::milliseconds RetryPolicy::backoff(const AwsError& error, int attempt) const {
   const auto base = error.error_class == ErrorClass::Throttling ? config_.throttling_base
                                                                 : config_.transient_base;
-  // base * 2^(attempt-1), computed in double so a large attempt number cannot overflow.
-  const double exponential =
-      static_cast<double>(base.count()) * std::exp2(std::max(0, attempt - 1));
-  const double ceiling = std::min(exponential, static_cast<double>(config_.max_backoff.count()));
-  // A faulty RandomUnit (NaN, out of range) must not push the delay out of [0, cap].
-  double jitter = random_();
-  if (!(jitter > 0.0)) jitter = 0.0;
-  if (jitter > 1.0) jitter = 1.0;
-  return std::chrono::milliseconds(static_cast<std::int64_t>(jitter * ceiling));
+  return backoff_delay(attempt - 1, base, config_.max_backoff, Jitter::Full, random_);
 }
 
 std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const AwsError& error, int attempt,

@@ -1,7 +1,7 @@
 // The AWS SDKs' *standard* retry mode as a policy object: which failures are retried, how
 // long to back off, and the client-wide retry quota that stops retry storms during outages.
 //
-//   RetryPolicy policy({}, random_unit_interval);   // one per client, shared by all threads
+//   RetryPolicy policy({}, real_random());   // one per client, shared by all threads
 //   RetryAttempt state;
 //   for (int attempt = 1;; ++attempt) {
 //     auto result = try_once();
@@ -20,19 +20,13 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
 #include <mutex>
 #include <optional>
 
 #include "aws/aws_error.hpp"
+#include "core/random.hpp"
 
 namespace ic::aws {
-
-// Uniform random number in [0, 1). Must be safe to call concurrently.
-using RandomUnit = std::function<double()>;
-
-// The default RandomUnit: a thread-local Mersenne Twister seeded from std::random_device.
-[[nodiscard]] double random_unit_interval();
 
 struct RetryConfig {
   int max_attempts = 3;  // including the first attempt
@@ -58,11 +52,12 @@ struct RetryAttempt {
 [[nodiscard]] bool is_timeout_code(std::string_view code);
 
 // Thread-safety: one instance is shared by every call of a client; on_failure/on_success and
-// tokens() are safe to call concurrently (the quota is guarded by a mutex). The RandomUnit is
-// called under no lock and must itself be thread-safe.
+// tokens() are safe to call concurrently (the quota is guarded by a mutex); the jitter source
+// is called under no lock and is thread-safe itself. Ownership: borrows `random`, which must
+// outlive the policy.
 class RetryPolicy {
  public:
-  explicit RetryPolicy(RetryConfig config = {}, RandomUnit random = random_unit_interval);
+  explicit RetryPolicy(RetryConfig config = {}, Random& random = real_random());
 
   // Decides after failed attempt number `attempt` (1-based): the delay before the next
   // attempt, or nullopt when the error is permanent, attempts are exhausted or the quota
@@ -82,7 +77,7 @@ class RetryPolicy {
 
  private:
   RetryConfig config_;
-  RandomUnit random_;
+  Random& random_;
   mutable std::mutex mutex_;
   int tokens_;  // guarded by mutex_; 0 <= tokens_ <= config_.initial_tokens
 };

@@ -2,54 +2,29 @@
 #include "aws/sigv4.hpp"
 
 #include <fmt/format.h>
-#include <openssl/evp.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <initializer_list>
-#include <memory>
 #include <stdexcept>
 
 #include "aws/sigv4_canonical.hpp"
+#include "core/hex.hpp"
+#include "core/sha256.hpp"
 #include "http/url.hpp"
 
 namespace ic::aws {
 namespace {
 
 constexpr std::string_view kAlgorithm = "AWS4-HMAC-SHA256";
-using Digest = std::array<unsigned char, 32>;
-
-// OpenSSL 3 resolves an algorithm by name on every implicit use (EVP_sha256(), HMAC()), which
-// costs more than hashing a request; fetch SHA-256 once and build HMAC (RFC 2104) on it.
-const EVP_MD* sha256_md() {
-  static EVP_MD* const md = EVP_MD_fetch(nullptr, "SHA256", nullptr);  // lives for the process
-  if (md == nullptr) throw std::runtime_error("OpenSSL has no SHA-256");
-  return md;
-}
-
-// One digest context per thread, reused: allocation is another measurable share of a signature.
-EVP_MD_CTX* thread_md_ctx() {
-  thread_local const std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(),
-                                                                                 &EVP_MD_CTX_free);
-  if (ctx == nullptr) throw std::runtime_error("EVP_MD_CTX_new failed");
-  return ctx.get();
-}
-
-Digest sha256(std::initializer_list<std::string_view> parts) {
-  EVP_MD_CTX* ctx = thread_md_ctx();
-  Digest out{};
-  bool ok = EVP_DigestInit_ex2(ctx, sha256_md(), nullptr) == 1;
-  for (const auto part : parts) ok = ok && EVP_DigestUpdate(ctx, part.data(), part.size()) == 1;
-  ok = ok && EVP_DigestFinal_ex(ctx, out.data(), nullptr) == 1;
-  if (!ok) throw std::runtime_error("SHA-256 failed");
-  return out;
-}
+using Digest = Sha256Digest;
 
 std::string_view view(const Digest& d) {
   return {reinterpret_cast<const char*>(d.data()), d.size()};
 }
 
+// HMAC (RFC 2104) on the toolkit's SHA-256 rather than OpenSSL's HMAC(), which resolves the
+// digest by name on every call: that costs more than hashing a request.
 Digest hmac(std::string_view key, std::string_view data) {
   constexpr std::size_t kBlock = 64;
   Digest hashed_key{};
@@ -66,17 +41,6 @@ Digest hmac(std::string_view key, std::string_view data) {
   }
   const auto inner = sha256({std::string_view(inner_pad.data(), kBlock), data});
   return sha256({std::string_view(outer_pad.data(), kBlock), view(inner)});
-}
-
-std::string hex(const Digest& d) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(d.size() * 2);
-  for (unsigned char c : d) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 0x0F]);
-  }
-  return out;
 }
 
 // The key changes once a day per secret, region and service; deriving it is four of the five
@@ -135,15 +99,15 @@ SigningArtifacts compute_signature(const http::HttpRequest& request, const Crede
   out.canonical_request =
       fmt::format("{}\n{}\n{}\n{}\n{}\n{}", request.method, sigv4::canonical_uri(url->path),
                   sigv4::canonical_query(url->query), headers.block, headers.signed_headers,
-                  hex(sha256({request.body})));
+                  to_hex(sha256({request.body})));
 
   const auto date_time = amz_date(params.time);
   const std::string_view date = std::string_view(date_time).substr(0, 8);
   const auto scope = fmt::format("{}/{}/{}/aws4_request", date, params.region, params.service);
   out.string_to_sign = fmt::format("{}\n{}\n{}\n{}", kAlgorithm, date_time, scope,
-                                   hex(sha256({out.canonical_request})));
+                                   to_hex(sha256({out.canonical_request})));
 
-  const auto signature = hex(
+  const auto signature = to_hex(
       hmac(view(signing_key(credentials.secret_access_key, date, params.region, params.service)),
            out.string_to_sign));
 

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/hex.hpp"
+
 namespace ic::aws::sigv4 {
 namespace {
 
@@ -75,7 +77,6 @@ constexpr std::array<std::string_view, 5> kUnsigned = {
 }  // namespace
 
 std::string uri_encode(std::string_view raw, bool keep_slash) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   out.reserve(raw.size() + raw.size() / 2);
   for (char ch : raw) {
@@ -84,8 +85,7 @@ std::string uri_encode(std::string_view raw, bool keep_slash) {
       out.push_back(ch);
     } else {
       out.push_back('%');
-      out.push_back(kHex[c >> 4]);
-      out.push_back(kHex[c & 0x0F]);
+      append_hex(out, {&c, 1}, HexCase::Upper);
     }
   }
   return out;

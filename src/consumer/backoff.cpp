@@ -2,20 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "consumer/queue_port.hpp"
 
 namespace ic::consumer {
-
-Millis backoff_delay(const ExponentialBackoff& policy, int attempt, double u) {
-  // Doubling stops once past the cap, so large attempt counts cannot overflow.
-  Millis ceiling = std::max(policy.base, Millis{1});
-  for (int i = 0; i < attempt && ceiling < policy.cap; ++i) ceiling *= 2;
-  ceiling = std::min(ceiling, policy.cap);
-  const auto half = ceiling.count() / 2;
-  const auto extra = static_cast<std::int64_t>(u * static_cast<double>(ceiling.count() - half));
-  return Millis{half + extra};
-}
 
 std::chrono::seconds visibility_seconds(Millis duration) {
   const auto up = std::chrono::ceil<std::chrono::seconds>(duration);
@@ -29,11 +20,6 @@ std::chrono::seconds retry_visibility(Millis after, double jitter_ratio, double 
   const auto extra =
       static_cast<std::int64_t>(std::floor(u * jitter_ratio * static_cast<double>(after.count())));
   return visibility_seconds(after + Millis{extra});
-}
-
-double Jitter::uniform01() {
-  std::lock_guard lock(mutex_);
-  return std::uniform_real_distribution<double>(0.0, 1.0)(engine_);
 }
 
 }  // namespace ic::consumer

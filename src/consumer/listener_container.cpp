@@ -7,6 +7,8 @@
 
 #include "consumer/dead_letter.hpp"
 #include "consumer/delivery_heartbeat.hpp"
+#include "core/backoff.hpp"
+#include "core/overloaded.hpp"
 
 namespace ic::consumer {
 
@@ -20,11 +22,6 @@ ListenerObserver& no_op_observer() {
 std::uint64_t seed_of(const ListenerConfig& config) {
   return config.seed ? *config.seed : std::random_device{}();
 }
-
-template <class... F>
-struct Overloaded : F... {
-  using F::operator()...;
-};
 
 }  // namespace
 
@@ -113,7 +110,8 @@ void ListenerContainer::receive_loop() {
     }
     auto received = queue_.receive(asked, config_.wait_time);
     if (!received) {
-      const auto delay = backoff_delay(config_.receive_backoff, failures++, jitter_.uniform01());
+      const auto delay = backoff_delay(failures++, config_.receive_backoff.base,
+                                       config_.receive_backoff.cap, Jitter::Equal, jitter_);
       observer_.on_receive_error(received.error(), delay);
       std::unique_lock lock(mutex_);
       free_slots_ += asked;

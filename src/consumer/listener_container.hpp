@@ -29,6 +29,7 @@
 #include "consumer/lease_heartbeat.hpp"
 #include "consumer/listener_observer.hpp"
 #include "consumer/queue_port.hpp"
+#include "core/random.hpp"
 
 namespace ic::consumer {
 
@@ -79,7 +80,7 @@ class ListenerContainer {
   Handler handler_;
   const ListenerConfig config_;
   ListenerObserver& observer_;
-  Jitter jitter_;
+  SeededRandom jitter_;
   AckBatcher batcher_;
   HeartbeatScheduler heartbeats_;
 

@@ -1,4 +1,5 @@
-// Time vocabulary of the claim protocol: epoch milliseconds, as stored in the table.
+// Time ports of every layer: the wall clock of the claim protocol (epoch milliseconds, as stored
+// in the table) and sleeping. Injected, so tests control time without waiting.
 #pragma once
 
 #include <chrono>
@@ -8,13 +9,32 @@ namespace ic {
 using Millis = std::chrono::milliseconds;
 using Instant = std::chrono::sys_time<Millis>;
 
-// Source of "now" for lease decisions.
-// Thread-safety: implementations must be safe to call from any thread.
+// Source of "now": the wall clock (std::chrono::system_clock, truncated to milliseconds).
+// It may step when NTP corrects it, which is right for what it is used for: lease arithmetic,
+// record timestamps, log lines, SigV4 signing time and credential expiry, all compared with
+// other machines' wall time. In-process timers that wait on a condition variable
+// (HeartbeatScheduler, AckBatcher, ListenerContainer) use std::chrono::steady_clock directly
+// instead: their deadlines must not move when the wall clock is stepped.
+// Thread-safety: now() may be called from any thread and never blocks.
 // Ownership: injected by reference; the owner outlives every user.
 class Clock {
  public:
   virtual ~Clock() = default;
   [[nodiscard]] virtual Instant now() const = 0;
 };
+
+// Blocks the calling thread, for waits nothing needs to cut short (retry backoff, polling a
+// table until it is ACTIVE). A wait that shutdown must interrupt uses a condition variable.
+// Thread-safety: sleep_for() may be called concurrently from any thread.
+// Ownership: injected by reference; the owner outlives every user.
+class Sleeper {
+ public:
+  virtual ~Sleeper() = default;
+  virtual void sleep_for(Millis duration) = 0;
+};
+
+// The real ones, alive for the whole process.
+[[nodiscard]] const Clock& real_clock();
+[[nodiscard]] Sleeper& real_sleeper();  // std::this_thread::sleep_for
 
 }  // namespace ic

@@ -54,7 +54,7 @@ std::string_view to_string(LogLevel level) noexcept {
 
 std::expected<LogLevel, std::string> parse_log_level(std::string_view text) {
   const std::string name = lower(text);
-  if (name == "warning") return LogLevel::kWarn;
+  if (name == "warning") return LogLevel::Warn;
   for (std::size_t i = 0; i < kLevelNames.size(); ++i) {
     if (name == kLevelNames.at(i)) return static_cast<LogLevel>(i);
   }
@@ -85,10 +85,6 @@ std::string format_rfc3339_millis(std::chrono::system_clock::time_point t) {
                      time.subseconds().count());
 }
 
-std::chrono::system_clock::time_point system_now() noexcept {
-  return std::chrono::system_clock::now();
-}
-
 LogSink stderr_sink() {
   return ostream_sink(std::cerr);
 }
@@ -100,13 +96,13 @@ LogSink ostream_sink(std::ostream& out) {
   };
 }
 
-Logger::Logger(LogLevel min_level, LogSink sink, WallClock clock)
+Logger::Logger(LogLevel min_level, LogSink sink, const Clock& clock)
     : min_level_(min_level), sink_(std::move(sink)), clock_(clock) {}
 
 void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
   if (!enabled(level)) return;
   nlohmann::ordered_json line;
-  line["ts"] = format_rfc3339_millis(clock_());
+  line["ts"] = format_rfc3339_millis(clock_.now());
   line["level"] = to_string(level);
   line["msg"] = std::string(msg);
   for (const LogField& field : fields) {

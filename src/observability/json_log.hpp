@@ -2,9 +2,9 @@
 // Values are escaped by nlohmann-json (invalid UTF-8 is replaced, never emitted raw), and values
 // of secret-looking keys are redacted (see is_redacted_key) as a defence against a careless call.
 //
-//   Logger log{LogLevel::kInfo};                       // stderr
+//   Logger log{LogLevel::Info};                        // stderr
 //   log.info("claim decided", {{"chargeId", id}, {"outcome", "ACQUIRED"}, {"fence", 3}});
-//   if (log.enabled(LogLevel::kDebug)) log.debug("detail", {{"dump", expensive()}});
+//   if (log.enabled(LogLevel::Debug)) log.debug("detail", {{"dump", expensive()}});
 #pragma once
 
 #include <atomic>
@@ -20,9 +20,11 @@
 #include <string_view>
 #include <variant>
 
+#include "core/time.hpp"
+
 namespace ic::obs {
 
-enum class LogLevel : std::uint8_t { kDebug, kInfo, kWarn, kError };
+enum class LogLevel : std::uint8_t { Debug, Info, Warn, Error };
 
 [[nodiscard]] std::string_view to_string(LogLevel level) noexcept;
 
@@ -70,8 +72,6 @@ class LogField {
 // Receives one complete line, newline included. Called under the logger's lock, so a sink
 // needs no locking of its own as long as only one Logger writes to it.
 using LogSink = std::function<void(std::string_view line)>;
-using WallClock = std::chrono::system_clock::time_point (*)();
-[[nodiscard]] std::chrono::system_clock::time_point system_now() noexcept;
 
 [[nodiscard]] LogSink stderr_sink();
 // The stream must outlive every logger using the sink.
@@ -79,10 +79,12 @@ using WallClock = std::chrono::system_clock::time_point (*)();
 
 // Thread-safety: every member may be called from any thread; each line reaches the sink in one
 // call and lines never interleave. A filtered-out call costs one relaxed atomic load (plus
-// building the field views the caller passes).
+// building the field views the caller passes). Ownership: borrows the clock, which stamps "ts"
+// and must outlive the logger.
 class Logger {
  public:
-  explicit Logger(LogLevel min_level, LogSink sink = stderr_sink(), WallClock clock = &system_now);
+  explicit Logger(LogLevel min_level, LogSink sink = stderr_sink(),
+                  const Clock& clock = real_clock());
 
   [[nodiscard]] bool enabled(LogLevel level) const noexcept {
     return level >= min_level_.load(std::memory_order_relaxed);
@@ -91,22 +93,22 @@ class Logger {
 
   void log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields = {});
   void debug(std::string_view msg, std::initializer_list<LogField> fields = {}) {
-    log(LogLevel::kDebug, msg, fields);
+    log(LogLevel::Debug, msg, fields);
   }
   void info(std::string_view msg, std::initializer_list<LogField> fields = {}) {
-    log(LogLevel::kInfo, msg, fields);
+    log(LogLevel::Info, msg, fields);
   }
   void warn(std::string_view msg, std::initializer_list<LogField> fields = {}) {
-    log(LogLevel::kWarn, msg, fields);
+    log(LogLevel::Warn, msg, fields);
   }
   void error(std::string_view msg, std::initializer_list<LogField> fields = {}) {
-    log(LogLevel::kError, msg, fields);
+    log(LogLevel::Error, msg, fields);
   }
 
  private:
   std::atomic<LogLevel> min_level_;
   LogSink sink_;
-  WallClock clock_;
+  const Clock& clock_;
   std::mutex sink_mutex_;
 };
 

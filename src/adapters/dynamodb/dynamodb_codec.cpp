@@ -42,7 +42,7 @@ json holder_update(const TableSpec& table, std::string_view key, std::string_vie
       {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
 }
 
-std::expected<std::string, std::string> string_attr(const json& item, const char* name,
+std::expected<std::string, std::string> string_attr(const json& item, std::string_view name,
                                                     bool required) {
   auto it = item.find(name);
   if (it == item.end()) {
@@ -122,7 +122,8 @@ json encode_final(const TableSpec& table, std::string_view key, std::string_view
     values[":reason"] = s(write.failure_reason);
   }
   if (!write.result_ref.empty()) {
-    update += ", debitRef = :ref";
+    update += ", #result = :ref";
+    body["ExpressionAttributeNames"]["#result"] = table.result_attribute;
     values[":ref"] = s(write.result_ref);
   }
   body["UpdateExpression"] = std::move(update);
@@ -141,12 +142,13 @@ json encode_get(const TableSpec& table, std::string_view key) {
   return json{{"TableName", table.name}, {"Key", key_of(key)}, {"ConsistentRead", true}};
 }
 
-std::expected<idem::ClaimRecord, std::string> decode_record(const json& item) {
+std::expected<idem::ClaimRecord, std::string> decode_record(const TableSpec& table,
+                                                           const json& item) {
   if (!item.is_object()) return std::unexpected("item is not an object");
   idem::ClaimRecord record;
   std::string state_text;
   const struct {
-    const char* name;
+    std::string_view name;
     std::string* out;
     bool required;
   } strings[] = {{"pk", &record.key, true},
@@ -156,7 +158,7 @@ std::expected<idem::ClaimRecord, std::string> decode_record(const json& item) {
                  {"payloadHash", &record.payload_hash, false},
                  {"status", &record.status, false},
                  {"failureReason", &record.failure_reason, false},
-                 {"debitRef", &record.result_ref, false}};
+                 {table.result_attribute, &record.result_ref, false}};
   for (const auto& field : strings) {
     auto value = string_attr(item, field.name, field.required);
     if (!value) return std::unexpected(value.error());
@@ -193,12 +195,6 @@ std::optional<json> old_item_from_error_body(std::string_view body) {
   auto item = parsed.find("Item");
   if (item == parsed.end() || !item->is_object() || item->empty()) return std::nullopt;
   return *item;
-}
-
-bool is_own_final_write(const idem::ClaimRecord& existing, std::string_view token,
-                        const FinalWrite& write) {
-  return existing.state == write.state && existing.claim_token == token &&
-         existing.status == write.status;
 }
 
 }  // namespace ic::dynamodb

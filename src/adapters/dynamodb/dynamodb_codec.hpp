@@ -18,10 +18,13 @@
 
 namespace ic::dynamodb {
 
-// Where records live and how long they are kept after their last claim or final write.
+// Where records live, how long they are kept after their last claim or final write, and the
+// attribute that holds Completion::result_ref: the store is generic, so the domain names it
+// (the charge table's composition root sets debitRef, docs/design.md §3).
 struct TableSpec {
   std::string name;
   std::chrono::seconds retention{30 * 24 * 3600};
+  std::string result_attribute = "resultRef";
 };
 
 // Claim: upsert conditioned on attribute_not_exists(pk) OR (state = IN_PROGRESS AND
@@ -35,7 +38,7 @@ struct FinalWrite {
   idem::ClaimState state = idem::ClaimState::Done;  // Done or Failed
   std::string_view status;
   std::string_view failure_reason;  // written when not empty
-  std::string_view result_ref;      // written as debitRef when not empty
+  std::string_view result_ref;      // written to table.result_attribute when not empty
   Instant now{};
 };
 [[nodiscard]] nlohmann::json encode_final(const TableSpec& table, std::string_view key,
@@ -50,15 +53,10 @@ struct FinalWrite {
 
 // An item in DynamoDB's attribute-value JSON as a ClaimRecord; the error names what is wrong.
 [[nodiscard]] std::expected<idem::ClaimRecord, std::string> decode_record(
-    const nlohmann::json& item);
+    const TableSpec& table, const nlohmann::json& item);
 
 // The ALL_OLD item a ConditionalCheckFailedException carries, or nullopt when the store left
 // it out (some emulators ignore ReturnValuesOnConditionCheckFailure).
 [[nodiscard]] std::optional<nlohmann::json> old_item_from_error_body(std::string_view body);
-
-// True when a final write's condition failed only because our own earlier attempt already
-// wrote exactly this outcome (its response was lost): the retry is then a success.
-[[nodiscard]] bool is_own_final_write(const idem::ClaimRecord& existing, std::string_view token,
-                                      const FinalWrite& write);
 
 }  // namespace ic::dynamodb

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "idempotency/own_write.hpp"
+
 namespace ic::dynamodb {
 namespace {
 
@@ -53,7 +55,7 @@ std::expected<idem::ClaimResult, StoreError> DynamoDbIdempotencyStore::claim(
   for (int round = 0; round < kClaimRounds; ++round) {
     auto reply = client_.call("UpdateItem", body);
     if (reply) {
-      auto record = decode_record(reply->value("Attributes", nlohmann::json::object()));
+      auto record = decode_record(table_, reply->value("Attributes", nlohmann::json::object()));
       if (!record) return std::unexpected(malformed("claim reply", record.error()));
       return idem::ClaimResult{.outcome = idem::ClaimOutcome::Acquired, .record = *record};
     }
@@ -106,7 +108,7 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::finish(std::st
   if (reply.error().code != kConditionFailed) return std::unexpected(to_store_error(reply.error()));
   auto existing = refusing_record(reply.error(), key);
   if (!existing) return std::unexpected(existing.error());
-  const bool own = *existing && is_own_final_write(**existing, token, write);
+  const bool own = *existing && idem::is_own_final_write(**existing, token, write.state, write.status);
   return own ? WriteOutcome::Written : WriteOutcome::Fenced;
 }
 
@@ -136,7 +138,7 @@ std::expected<std::optional<idem::ClaimRecord>, StoreError> DynamoDbIdempotencyS
   if (!reply) return std::unexpected(to_store_error(reply.error()));
   auto item = reply->find("Item");
   if (item == reply->end() || item->empty()) return std::nullopt;
-  auto record = decode_record(*item);
+  auto record = decode_record(table_, *item);
   if (!record) return std::unexpected(malformed("GetItem reply", record.error()));
   return std::optional<idem::ClaimRecord>(std::move(*record));
 }
@@ -144,7 +146,7 @@ std::expected<std::optional<idem::ClaimRecord>, StoreError> DynamoDbIdempotencyS
 DynamoDbIdempotencyStore::Existing DynamoDbIdempotencyStore::refusing_record(
     const aws::AwsError& error, std::string_view key) {
   if (auto item = old_item_from_error_body(error.response_body)) {
-    auto record = decode_record(*item);
+    auto record = decode_record(table_, *item);
     if (!record) return std::unexpected(malformed("ALL_OLD item", record.error()));
     return std::optional<idem::ClaimRecord>(std::move(*record));
   }

@@ -2,8 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <thread>
-
 namespace ic::dynamodb {
 namespace {
 
@@ -25,20 +23,15 @@ std::expected<bool, aws::AwsError> create_table(aws::JsonClient& client, std::st
 std::expected<void, aws::AwsError> wait_until_active(aws::JsonClient& client,
                                                      std::string_view table,
                                                      const ProvisionOptions& options) {
-  const auto now = options.now ? options.now : [] { return std::chrono::steady_clock::now(); };
-  const auto deadline = now() + options.active_timeout;
+  const Instant deadline = options.clock.now() + options.active_timeout;
   std::string status;
   for (;;) {
     auto reply = client.call("DescribeTable", {{"TableName", table}});
     if (!reply) return std::unexpected(reply.error());
     status = reply->value("/Table/TableStatus"_json_pointer, std::string{});
     if (status == "ACTIVE") return {};
-    if (now() >= deadline) break;
-    if (options.sleep) {
-      options.sleep(options.poll_interval);
-    } else {
-      std::this_thread::sleep_for(options.poll_interval);
-    }
+    if (options.clock.now() >= deadline) break;
+    options.sleeper.sleep_for(options.poll_interval);
   }
   return std::unexpected(
       aws::AwsError{.error_class = aws::ErrorClass::Retryable,

@@ -7,20 +7,22 @@
 
 #include <chrono>
 #include <expected>
-#include <functional>
 #include <string>
 #include <string_view>
 
 #include "aws/json_client.hpp"
+#include "core/time.hpp"
 
 namespace ic::dynamodb {
 
 struct ProvisionOptions {
   std::chrono::milliseconds active_timeout{std::chrono::seconds(120)};  // wait for ACTIVE
   std::chrono::milliseconds poll_interval{500};
-  // Injected so tests need not wait; default to the real clock and sleep.
-  std::function<std::chrono::steady_clock::time_point()> now;
-  std::function<void(std::chrono::milliseconds)> sleep;
+  // Injected so tests need not wait; borrowed for the call. The deadline is measured on this
+  // wall clock: a clock step during the wait lengthens or shortens it, which an operator
+  // command that is safe to re-run can accept.
+  const Clock& clock = real_clock();
+  Sleeper& sleeper = real_sleeper();
 };
 
 struct ProvisionReport {

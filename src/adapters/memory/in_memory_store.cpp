@@ -1,5 +1,7 @@
 #include "adapters/memory/in_memory_store.hpp"
 
+#include "idempotency/own_write.hpp"
+
 namespace ic::memory {
 
 using idem::ClaimOutcome;
@@ -49,9 +51,8 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) {
     auto it = records_.find(key);
-    const bool own_earlier_write = it != records_.end() && it->second.state == state &&
-                                   it->second.claim_token == token && it->second.status == status;
-    return own_earlier_write ? WriteOutcome::Written : WriteOutcome::Fenced;
+    const bool own = it != records_.end() && idem::is_own_final_write(it->second, token, state, status);
+    return own ? WriteOutcome::Written : WriteOutcome::Fenced;
   }
   record->state = state;
   record->status = status;

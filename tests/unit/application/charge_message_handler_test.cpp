@@ -7,6 +7,7 @@
 
 #include "adapters/memory/in_memory_store.hpp"
 #include "application/payload_hash.hpp"
+#include "core/sha256.hpp"
 #include "domain/charge_status.hpp"
 #include "support/fakes.hpp"
 

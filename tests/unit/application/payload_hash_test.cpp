@@ -9,6 +9,7 @@
 #include <random>
 
 #include "application/charge_event_decoder.hpp"
+#include "core/sha256.hpp"
 #include "support/fakes.hpp"
 
 namespace ic::application {

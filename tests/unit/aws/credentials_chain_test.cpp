@@ -20,9 +20,19 @@ using testing::FakeImds;
 using testing::kSecretKey;
 using testing::lookup;
 using testing::ScratchDir;
-using Clock = std::chrono::system_clock;
+using TimePoint = std::chrono::system_clock::time_point;
 
-const Clock::time_point kStart = std::chrono::sys_days{std::chrono::year{2026} / 11 / 30};
+const TimePoint kStart = std::chrono::sys_days{std::chrono::year{2026} / 11 / 30};
+
+// Reads the time point a test moves.
+class TestClock final : public Clock {
+ public:
+  explicit TestClock(const TimePoint& now) : now_(now) {}
+  Instant now() const override { return std::chrono::floor<Millis>(now_); }
+
+ private:
+  const TimePoint& now_;
+};
 
 // Answers with whatever `next` holds, counting calls.
 class ScriptedProvider final : public CredentialsProvider {
@@ -44,7 +54,7 @@ class ScriptedProvider final : public CredentialsProvider {
   std::expected<Credentials, AwsError> next_;
 };
 
-Credentials creds(std::string id, std::optional<Clock::time_point> expiration = std::nullopt) {
+Credentials creds(std::string id, std::optional<TimePoint> expiration = std::nullopt) {
   return {.access_key_id = std::move(id),
           .secret_access_key = std::string(kSecretKey),
           .expiration = expiration};
@@ -70,10 +80,11 @@ class ChainTest : public ::testing::Test {
     return raw;
   }
   CredentialsChain build() {
-    return CredentialsChain(std::move(providers), [this] { return now; });
+    return CredentialsChain(std::move(providers), clock);
   }
 
-  Clock::time_point now = kStart;
+  TimePoint now = kStart;
+  TestClock clock{now};
   std::vector<NamedProvider> providers;
 };
 
@@ -206,7 +217,7 @@ TEST_F(ChainTest, ConcurrentCallersShareOneFetch) {
 class DefaultChainTest : public ::testing::Test {
  protected:
   std::unique_ptr<CredentialsChain> chain() {
-    return make_default_credentials_chain(lookup(env), transport, [this] { return now; });
+    return make_default_credentials_chain(lookup(env), transport, clock);
   }
   void with_profile() {
     dir.write(".aws/credentials",
@@ -226,7 +237,8 @@ class DefaultChainTest : public ::testing::Test {
     env["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/creds";
   }
 
-  Clock::time_point now = kStart;
+  TimePoint now = kStart;
+  TestClock clock{now};
   ScratchDir dir;
   FakeImds imds{"2026-11-30T01:00:00Z"};
   testing::LocalHttpServer agent;

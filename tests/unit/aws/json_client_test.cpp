@@ -8,6 +8,8 @@
 
 #include <deque>
 
+#include "support/fixed_random.hpp"
+
 namespace ic::aws {
 namespace {
 
@@ -70,6 +72,21 @@ class RecordingObserver final : public JsonClientObserver {
   std::vector<std::string> events;
 };
 
+// Every reading moves the clock 7 s on, so each signature shows which reading it used.
+class SteppingClock final : public Clock {
+ public:
+  Instant now() const override { return now_ += 7s; }
+
+ private:
+  mutable Instant now_{std::chrono::sys_days{std::chrono::January / 1 / 2026}};
+};
+
+class RecordingSleeper final : public Sleeper {
+ public:
+  void sleep_for(Millis duration) override { sleeps.push_back(duration); }
+  std::vector<Millis> sleeps;
+};
+
 class JsonClientTest : public ::testing::Test {
  protected:
   JsonClient client_for(ScriptedTransport& transport, RetryPolicy& policy) {
@@ -79,18 +96,18 @@ class JsonClientTest : public ::testing::Test {
                        .endpoint = "http://127.0.0.1:1",
                        .region = "us-east-1"},
                       transport, credentials_, policy,
-                      {.wall_clock = [this] { return now_ += 7s; },
-                       .sleep = [this](std::chrono::milliseconds d) { sleeps_.push_back(d); },
+                      {.clock = clock_,
+                       .sleeper = sleeper_,
                        .invocation_id = [] { return std::string("inv-1"); },
                        .observer = &observer_});
   }
 
   StaticCredentials credentials_;
-  std::chrono::system_clock::time_point now_ =
-      std::chrono::sys_days{std::chrono::January / 1 / 2026};
-  std::vector<std::chrono::milliseconds> sleeps_;
+  SteppingClock clock_;
+  RecordingSleeper sleeper_;
   RecordingObserver observer_;
-  RetryPolicy policy_{{}, [] { return 0.5; }};
+  testing::FixedRandom half_{0.5};
+  RetryPolicy policy_{{}, half_};
 };
 
 TEST_F(JsonClientTest, SendsAwsJsonProtocolRequest) {
@@ -125,7 +142,7 @@ TEST_F(JsonClientTest, RetriesServerErrorsAndThrottlingResigningEachAttempt) {
   EXPECT_NE(header(transport.sent[0], "authorization"), header(transport.sent[1], "authorization"));
   EXPECT_EQ(header(transport.sent[2], "amz-sdk-request"), "attempt=3; max=3");
   EXPECT_EQ(header(transport.sent[2], "amz-sdk-invocation-id"), "inv-1");
-  EXPECT_THAT(sleeps_, ElementsAre(500ms, 1000ms));
+  EXPECT_THAT(sleeper_.sleeps, ElementsAre(500ms, 1000ms));
   EXPECT_THAT(observer_.events,
               ElementsAre("dynamodb/PutItem#1=InternalServerError retry",
                           "dynamodb/PutItem#2=ProvisionedThroughputExceededException retry",
@@ -142,7 +159,7 @@ TEST_F(JsonClientTest, DoesNotRetryClientErrors) {
   EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
   EXPECT_NE(reply.error().response_body.find("ConditionalCheckFailed"), std::string::npos);
   EXPECT_EQ(transport.sent.size(), 1u);
-  EXPECT_TRUE(sleeps_.empty());
+  EXPECT_TRUE(sleeper_.sleeps.empty());
 }
 
 TEST_F(JsonClientTest, GivesUpAfterThreeAttempts) {
@@ -178,7 +195,7 @@ TEST_F(JsonClientTest, FailuresThatNeverLeftAreNotAmbiguous) {
 }
 
 TEST_F(JsonClientTest, EmptyQuotaStopsRetrying) {
-  RetryPolicy poor({.initial_tokens = 4}, [] { return 0.5; });
+  RetryPolicy poor({.initial_tokens = 4}, half_);
   ScriptedTransport transport({fail(500, "InternalServerError")});
   auto client = client_for(transport, poor);
   ASSERT_FALSE(client.call("GetItem", {}));

@@ -8,21 +8,22 @@
 #include <string>
 #include <vector>
 
+#include "support/fixed_random.hpp"
+
 namespace ic::aws {
 namespace {
 
 using std::chrono::milliseconds;
+using testing::FixedRandom;
 
 AwsError error_of(ErrorClass error_class, std::string code = "InternalServerError") {
   return AwsError{.error_class = error_class, .code = std::move(code)};
 }
 
-RetryPolicy with_random(double value, RetryConfig config = {}) {
-  return RetryPolicy(config, [value] { return value; });
-}
 
 TEST(RetryPolicy, RetriesTransientAndThrottlingButNotPermanentErrors) {
-  auto policy = with_random(0.5);
+  FixedRandom half(0.5);
+  RetryPolicy policy({}, half);
   RetryAttempt state;
   EXPECT_TRUE(policy.on_failure(error_of(ErrorClass::Retryable), 1, state));
   EXPECT_TRUE(policy.on_failure(error_of(ErrorClass::Throttling, "ThrottlingException"), 1, state));
@@ -30,31 +31,36 @@ TEST(RetryPolicy, RetriesTransientAndThrottlingButNotPermanentErrors) {
 }
 
 TEST(RetryPolicy, StopsAtMaxAttempts) {
-  auto policy = with_random(0.5);
+  FixedRandom half(0.5);
+  RetryPolicy policy({}, half);
   RetryAttempt state;
   EXPECT_TRUE(policy.on_failure(error_of(ErrorClass::Retryable), 2, state));
   EXPECT_FALSE(policy.on_failure(error_of(ErrorClass::Retryable), 3, state));
 }
 
 TEST(RetryPolicy, FullJitterExponentialBackoffCappedAtMaxBackoff) {
-  auto top = with_random(0.999999);
+  FixedRandom random(0.999999);
+  const RetryPolicy top({}, random);
   const auto error = error_of(ErrorClass::Retryable);
   EXPECT_EQ(top.backoff(error, 1), milliseconds(999));
   EXPECT_EQ(top.backoff(error, 2), milliseconds(1999));
   EXPECT_EQ(top.backoff(error, 3), milliseconds(3999));
   EXPECT_EQ(top.backoff(error, 40), milliseconds(19999));
-  EXPECT_EQ(with_random(0.0).backoff(error, 3), milliseconds(0));
+  random.set(0.0);
+  EXPECT_EQ(top.backoff(error, 3), milliseconds(0));
 }
 
 TEST(RetryPolicy, ThrottlingUsesItsOwnBase) {
-  auto policy =
-      with_random(0.5, {.transient_base = milliseconds(50), .throttling_base = milliseconds(1000)});
+  FixedRandom half(0.5);
+  RetryPolicy policy({.transient_base = milliseconds(50), .throttling_base = milliseconds(1000)},
+                     half);
   EXPECT_EQ(policy.backoff(error_of(ErrorClass::Retryable), 1), milliseconds(25));
   EXPECT_EQ(policy.backoff(error_of(ErrorClass::Throttling, "Throttling"), 1), milliseconds(500));
 }
 
 TEST(RetryPolicy, QuotaChargesRetriesMoreForTimeoutsAndRefundsOnSuccess) {
-  auto policy = with_random(0.5);
+  FixedRandom half(0.5);
+  RetryPolicy policy({}, half);
   RetryAttempt first;
   ASSERT_TRUE(policy.on_failure(error_of(ErrorClass::Retryable), 1, first));
   EXPECT_EQ(policy.tokens(), 495);
@@ -68,13 +74,15 @@ TEST(RetryPolicy, QuotaChargesRetriesMoreForTimeoutsAndRefundsOnSuccess) {
 }
 
 TEST(RetryPolicy, QuotaNeverExceedsItsCapacity) {
-  auto policy = with_random(0.5);
+  FixedRandom half(0.5);
+  RetryPolicy policy({}, half);
   policy.on_success(RetryAttempt{});
   EXPECT_EQ(policy.tokens(), 500);
 }
 
 TEST(RetryPolicy, NoRetryWhenQuotaCannotPay) {
-  auto policy = with_random(0.5, {.initial_tokens = 12});
+  FixedRandom half(0.5);
+  RetryPolicy policy({.initial_tokens = 12}, half);
   RetryAttempt state;
   EXPECT_TRUE(policy.on_failure(error_of(ErrorClass::Retryable, "TimeoutBeforeSend"), 1, state));
   EXPECT_EQ(policy.tokens(), 2);
@@ -115,7 +123,8 @@ RC_GTEST_PROP(RetryPolicyProperty, DelayAlwaysWithinZeroAndCap, ()) {
   const auto attempt = *rc::gen::inRange(1, 1000);
   const auto cap = *rc::gen::inRange(1, 60000);
   const auto error_class = *rc::gen::elementOf(kClasses);
-  RetryPolicy policy({.max_backoff = milliseconds(cap)}, [random] { return random; });
+  FixedRandom source(random);
+  RetryPolicy policy({.max_backoff = milliseconds(cap)}, source);
   const auto delay = policy.backoff(error_of(error_class), attempt);
   RC_ASSERT(delay >= milliseconds(0));
   RC_ASSERT(delay <= milliseconds(cap));
@@ -123,7 +132,8 @@ RC_GTEST_PROP(RetryPolicyProperty, DelayAlwaysWithinZeroAndCap, ()) {
 
 RC_GTEST_PROP(RetryPolicyProperty, QuotaNeverNegativeAndNoRetryWhenExhausted, ()) {
   const auto initial = *rc::gen::inRange(0, 60);
-  RetryPolicy policy({.initial_tokens = initial}, [] { return 0.5; });
+  FixedRandom half(0.5);
+  RetryPolicy policy({.initial_tokens = initial}, half);
   const auto steps = *rc::gen::container<std::vector<int>>(rc::gen::inRange(0, 8));
   std::vector<RetryAttempt> calls(4);
   for (int step : steps) {
@@ -147,7 +157,8 @@ RC_GTEST_PROP(RetryPolicyProperty, QuotaNeverNegativeAndNoRetryWhenExhausted, ()
 
 RC_GTEST_PROP(RetryPolicyProperty, NeverMoreThanMaxAttempts, ()) {
   const auto max_attempts = *rc::gen::inRange(1, 10);
-  RetryPolicy policy({.max_attempts = max_attempts}, [] { return 0.0; });
+  FixedRandom zero(0.0);
+  RetryPolicy policy({.max_attempts = max_attempts}, zero);
   const auto code = *rc::gen::elementOf(kCodes);
   const auto error_class = *rc::gen::elementOf(kClasses);
   RetryAttempt state;

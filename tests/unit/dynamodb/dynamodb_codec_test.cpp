@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "idempotency/own_write.hpp"
+
 namespace ic::dynamodb {
 namespace {
 
@@ -12,7 +14,8 @@ using namespace std::chrono_literals;
 using nlohmann::json;
 
 const Instant t0{Millis{1'764'460'800'000}};
-const TableSpec kTable{.name = "idem", .retention = std::chrono::hours(24)};
+const TableSpec kTable{
+    .name = "idem", .retention = std::chrono::hours(24), .result_attribute = "debitRef"};
 
 idem::ClaimRequest request() {
   return {.key = "CHG-1",
@@ -55,9 +58,10 @@ TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
   EXPECT_EQ(body["ConditionExpression"], "#state = :inprogress AND claimToken = :token");
   EXPECT_EQ(body["UpdateExpression"],
             "SET #state = :final, #status = :status, updatedAt = :now, completedAt = :now, "
-            "expiresAt = :exp, debitRef = :ref");
+            "expiresAt = :exp, #result = :ref");
   EXPECT_EQ(body["ExpressionAttributeNames"],
-            json::parse(R"({"#state":"state","#status":"status"})"));
+            json::parse(R"({"#state":"state","#status":"status","#result":"debitRef"})"));
+  EXPECT_EQ(body["ExpressionAttributeValues"][":ref"], json::parse(R"({"S":"DBT-1"})"));
   EXPECT_EQ(body["ExpressionAttributeValues"][":final"], json::parse(R"({"S":"DONE"})"));
   EXPECT_EQ(body["ExpressionAttributeValues"][":token"], json::parse(R"({"S":"tok"})"));
   EXPECT_EQ(body["ExpressionAttributeValues"][":exp"], json::parse(R"({"N":"1764547205"})"));
@@ -70,6 +74,7 @@ TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
                                     .now = t0});
   EXPECT_THAT(failed["UpdateExpression"].get<std::string>(),
               ::testing::EndsWith(", failureReason = :reason"));
+  EXPECT_FALSE(failed["ExpressionAttributeNames"].contains("#result"));
   EXPECT_EQ(failed["ExpressionAttributeValues"][":final"], json::parse(R"({"S":"FAILED"})"));
 }
 
@@ -90,7 +95,7 @@ const char* const kDoneItem = R"({
   "expiresAt":{"N":"1764547205"}})";
 
 TEST(DynamoDbCodec, DecodesEveryAttribute) {
-  const auto record = decode_record(json::parse(kDoneItem));
+  const auto record = decode_record(kTable, json::parse(kDoneItem));
   ASSERT_TRUE(record) << record.error();
   EXPECT_EQ(record->key, "CHG-1");
   EXPECT_EQ(record->state, idem::ClaimState::Done);
@@ -108,15 +113,32 @@ TEST(DynamoDbCodec, DecodesEveryAttribute) {
   EXPECT_EQ(record->expires_at_epoch_seconds, 1764547205);
 }
 
+TEST(DynamoDbCodec, TheResultAttributeIsTheTableSpecs) {
+  const TableSpec generic{.name = "idem"};
+  const json body = encode_final(generic, "CHG-1", "tok",
+                                 {.state = idem::ClaimState::Done,
+                                  .status = "DONE_OK",
+                                  .result_ref = "REF-1",
+                                  .now = t0});
+  EXPECT_EQ(body["ExpressionAttributeNames"]["#result"], "resultRef");
+  const auto record = decode_record(
+      generic, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"resultRef":{"S":"REF-1"},)"
+                           R"("debitRef":{"S":"not ours"}})"));
+  ASSERT_TRUE(record) << record.error();
+  EXPECT_EQ(record->result_ref, "REF-1");
+}
+
 TEST(DynamoDbCodec, RejectsMalformedItems) {
-  EXPECT_FALSE(decode_record(json::parse(R"({"state":{"S":"DONE"}})")));
-  EXPECT_FALSE(decode_record(json::parse(R"({"pk":{"S":"k"},"state":{"S":"MAYBE"}})")));
-  EXPECT_FALSE(
-      decode_record(json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"fence":{"S":"1"}})")));
-  EXPECT_FALSE(
-      decode_record(json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"fence":{"N":"1.5"}})")));
-  EXPECT_FALSE(decode_record(json::parse(R"({"pk":{"N":"1"},"state":{"S":"DONE"}})")));
-  EXPECT_FALSE(decode_record(json::array()));
+  EXPECT_FALSE(decode_record(kTable, json::parse(R"({"state":{"S":"DONE"}})")));
+  EXPECT_FALSE(decode_record(kTable, json::parse(R"({"pk":{"S":"k"},"state":{"S":"MAYBE"}})")));
+  EXPECT_FALSE(decode_record(
+      kTable, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"fence":{"S":"1"}})")));
+  EXPECT_FALSE(decode_record(
+      kTable, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"fence":{"N":"1.5"}})")));
+  EXPECT_FALSE(decode_record(kTable, json::parse(R"({"pk":{"N":"1"},"state":{"S":"DONE"}})")));
+  EXPECT_FALSE(decode_record(kTable, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},)"
+                                                 R"("debitRef":{"N":"1"}})")));
+  EXPECT_FALSE(decode_record(kTable, json::array()));
 }
 
 TEST(DynamoDbCodec, OldItemComesFromTheConditionalCheckFailure) {
@@ -133,15 +155,14 @@ TEST(DynamoDbCodec, OldItemComesFromTheConditionalCheckFailure) {
 }
 
 TEST(DynamoDbCodec, OwnFinalWriteNeedsSameStateTokenAndStatus) {
-  const auto record = *decode_record(json::parse(kDoneItem));
-  const FinalWrite done{.state = idem::ClaimState::Done, .status = "DEBITED", .now = t0};
-  EXPECT_TRUE(is_own_final_write(record, "tok", done));
-  EXPECT_FALSE(is_own_final_write(record, "other", done));
-  EXPECT_FALSE(is_own_final_write(
-      record, "tok", {.state = idem::ClaimState::Failed, .status = "DEBITED", .now = t0}));
-  EXPECT_FALSE(is_own_final_write(
-      record, "tok",
-      {.state = idem::ClaimState::Done, .status = "DEBITED_NOTIFICATION_FAILED", .now = t0}));
+  const auto record = *decode_record(kTable, json::parse(kDoneItem));
+  using idem::ClaimState;
+  using idem::is_own_final_write;
+  EXPECT_TRUE(is_own_final_write(record, "tok", ClaimState::Done, "DEBITED"));
+  EXPECT_FALSE(is_own_final_write(record, "other", ClaimState::Done, "DEBITED"));
+  EXPECT_FALSE(is_own_final_write(record, "tok", ClaimState::Failed, "DEBITED"));
+  EXPECT_FALSE(
+      is_own_final_write(record, "tok", ClaimState::Done, "DEBITED_NOTIFICATION_FAILED"));
 }
 
 }  // namespace

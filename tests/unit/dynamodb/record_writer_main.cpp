@@ -53,7 +53,9 @@ int main(int argc, char** argv) {
     return 1;
   }
   dynamodb::DynamoDbIdempotencyStore store(wiring.client,
-                                           {.name = argv[2], .retention = kRetention});
+                                           {.name = argv[2],
+                                            .retention = kRetention,
+                                            .result_attribute = "debitRef"});
   if (!write_records(store)) {
     std::fputs("writing the records failed\n", stderr);
     return 1;

@@ -7,6 +7,8 @@
 
 #include <deque>
 
+#include "support/fixed_random.hpp"
+
 namespace ic::dynamodb {
 namespace {
 
@@ -50,6 +52,21 @@ const std::pair<long, std::string> kCreated{200, R"({"TableDescription":{}})"};
 const std::pair<long, std::string> kTtlDisabled{
     200, R"({"TimeToLiveDescription":{"TimeToLiveStatus":"DISABLED"}})"};
 
+// Time passes only while the provisioner sleeps.
+class SleepMovesClock final : public Clock, public Sleeper {
+ public:
+  Instant now() const override { return now_; }
+  void sleep_for(Millis duration) override { now_ += duration; }
+
+ private:
+  Instant now_{};
+};
+
+class NoSleep final : public Sleeper {
+ public:
+  void sleep_for(Millis) override {}
+};
+
 class TableProvisionerTest : public ::testing::Test {
  protected:
   std::expected<ProvisionReport, aws::AwsError> provision(ScriptedDynamoDb& transport) {
@@ -58,16 +75,16 @@ class TableProvisionerTest : public ::testing::Test {
                             .target_prefix = "DynamoDB_20120810",
                             .endpoint = "http://127.0.0.1:1",
                             .region = "us-east-1"},
-                           transport, credentials_, retry_, {.sleep = [](auto) {}});
-    return provision_table(client, "idem",
-                           {.active_timeout = 2s,
-                            .poll_interval = 500ms,
-                            .now = [this] { return now_; },
-                            .sleep = [this](std::chrono::milliseconds d) { now_ += d; }});
+                           transport, credentials_, retry_, {.sleeper = no_sleep_});
+    return provision_table(
+        client, "idem",
+        {.active_timeout = 2s, .poll_interval = 500ms, .clock = time_, .sleeper = time_});
   }
   StaticCredentials credentials_;
-  aws::RetryPolicy retry_{{}, [] { return 0.0; }};
-  std::chrono::steady_clock::time_point now_{};
+  testing::FixedRandom zero_{0.0};
+  aws::RetryPolicy retry_{{}, zero_};
+  NoSleep no_sleep_;
+  SleepMovesClock time_;
 };
 
 TEST_F(TableProvisionerTest, WaitsForActiveThenEnablesTtl) {
@@ -80,7 +97,7 @@ TEST_F(TableProvisionerTest, WaitsForActiveThenEnablesTtl) {
   EXPECT_THAT(dynamodb.operations,
               ::testing::ElementsAre("CreateTable", "DescribeTable", "DescribeTable",
                                      "DescribeTable", "DescribeTimeToLive", "UpdateTimeToLive"));
-  EXPECT_EQ(now_.time_since_epoch(), 1000ms);
+  EXPECT_EQ(time_.now().time_since_epoch(), 1000ms);
 }
 
 TEST_F(TableProvisionerTest, GivesUpAtTheDeadline) {

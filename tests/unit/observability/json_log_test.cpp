@@ -21,6 +21,12 @@ std::chrono::system_clock::time_point fixed_now() {
   return sys_days{year{2026} / 11 / 30} + 8h + 15min + 2s + 123456us;
 }
 
+class FixedClock final : public Clock {
+ public:
+  Instant now() const override { return std::chrono::floor<Millis>(fixed_now()); }
+};
+const FixedClock kFixedClock{};
+
 // Collects lines; the logger calls the sink under its own lock.
 struct Capture {
   std::vector<std::string> lines;
@@ -34,7 +40,7 @@ struct Capture {
 
 TEST(JsonLog, LineIsOneJsonObjectWithTimestampLevelMessageThenFieldsInOrder) {
   Capture out;
-  Logger log{LogLevel::kDebug, out.sink(), &fixed_now};
+  Logger log{LogLevel::Debug, out.sink(), kFixedClock};
   log.info("claim decided", {{"chargeId", "CHG-1"},
                              {"fence", 3},
                              {"bytes", std::uint64_t{18'446'744'073'709'551'615ULL}},
@@ -66,7 +72,7 @@ TEST(JsonLog, TimestampIsRfc3339UtcWithMilliseconds) {
 
 TEST(JsonLog, FieldNamedLikeAReservedKeyIsPrefixedNotDuplicated) {
   Capture out;
-  Logger log{LogLevel::kInfo, out.sink(), &fixed_now};
+  Logger log{LogLevel::Info, out.sink(), kFixedClock};
   log.info("real message", {{"msg", "caller's"}, {"level", 7}});
   const ordered_json json = out.parsed(0);
   EXPECT_EQ(json["msg"], "real message");
@@ -77,14 +83,14 @@ TEST(JsonLog, FieldNamedLikeAReservedKeyIsPrefixedNotDuplicated) {
 
 TEST(JsonLog, LevelsBelowTheMinimumAreDropped) {
   Capture out;
-  Logger log{LogLevel::kWarn, out.sink(), &fixed_now};
+  Logger log{LogLevel::Warn, out.sink(), kFixedClock};
   log.debug("d");
   log.info("i");
   log.warn("w");
   log.error("e");
-  EXPECT_FALSE(log.enabled(LogLevel::kInfo));
-  EXPECT_TRUE(log.enabled(LogLevel::kError));
-  log.set_level(LogLevel::kDebug);
+  EXPECT_FALSE(log.enabled(LogLevel::Info));
+  EXPECT_TRUE(log.enabled(LogLevel::Error));
+  log.set_level(LogLevel::Debug);
   log.debug("d2");
 
   std::vector<std::string> seen;
@@ -96,24 +102,24 @@ TEST(JsonLog, LevelsBelowTheMinimumAreDropped) {
 }
 
 TEST(JsonLog, ParseLogLevelAcceptsTheFourLevelsCaseInsensitively) {
-  EXPECT_EQ(parse_log_level("debug"), LogLevel::kDebug);
-  EXPECT_EQ(parse_log_level("INFO"), LogLevel::kInfo);
-  EXPECT_EQ(parse_log_level("Warn"), LogLevel::kWarn);
-  EXPECT_EQ(parse_log_level("warning"), LogLevel::kWarn);
-  EXPECT_EQ(parse_log_level("error"), LogLevel::kError);
+  EXPECT_EQ(parse_log_level("debug"), LogLevel::Debug);
+  EXPECT_EQ(parse_log_level("INFO"), LogLevel::Info);
+  EXPECT_EQ(parse_log_level("Warn"), LogLevel::Warn);
+  EXPECT_EQ(parse_log_level("warning"), LogLevel::Warn);
+  EXPECT_EQ(parse_log_level("error"), LogLevel::Error);
   for (std::string_view bad : {"", "verbose", "info ", "trace", "3"}) {
     const auto parsed = parse_log_level(bad);
     ASSERT_FALSE(parsed.has_value()) << bad;
     EXPECT_NE(parsed.error().find("debug, info, warn or error"), std::string::npos);
   }
-  for (LogLevel level : {LogLevel::kDebug, LogLevel::kInfo, LogLevel::kWarn, LogLevel::kError}) {
+  for (LogLevel level : {LogLevel::Debug, LogLevel::Info, LogLevel::Warn, LogLevel::Error}) {
     EXPECT_EQ(parse_log_level(to_string(level)), level);
   }
 }
 
 TEST(JsonLog, SecretValuesNeverReachTheOutputButClaimTokenDoes) {
   Capture out;
-  Logger log{LogLevel::kDebug, out.sink(), &fixed_now};
+  Logger log{LogLevel::Debug, out.sink(), kFixedClock};
   log.warn("credentials refreshed", {{"secretAccessKey", "wJalrXUtnFEMI-SECRET-1"},
                                      {"sessionToken", "FwoGZXIvYXdz-SECRET-2"},
                                      {"Authorization", "AWS4-HMAC-SHA256 Credential=AKID/SECRET-3"},
@@ -156,7 +162,7 @@ TEST(JsonLog, RedactionDenyAndAllowListsAreExplicit) {
 
 TEST(JsonLog, HostileValuesStayOnOneLineAndParseBack) {
   Capture out;
-  Logger log{LogLevel::kDebug, out.sink(), &fixed_now};
+  Logger log{LogLevel::Debug, out.sink(), kFixedClock};
   const std::string hostile = std::string("quote\" backslash\\ nl\n cr\r tab\t nul") +
                               std::string(1, '\0') + "\x01\x1f end";
   const std::string invalid_utf8 = "ok \xff\xfe \xc3\x28 \xe2\x82 end";
@@ -177,7 +183,7 @@ TEST(JsonLog, HostileValuesStayOnOneLineAndParseBack) {
 
 TEST(JsonLog, ConcurrentLoggingYieldsOnlyWholeLines) {
   std::ostringstream stream;
-  Logger log{LogLevel::kInfo, ostream_sink(stream), &fixed_now};
+  Logger log{LogLevel::Info, ostream_sink(stream), kFixedClock};
   constexpr int kThreads = 8;
   constexpr int kLines = 500;
   const std::string padding(300, 'x');  // long lines make a torn write likely if unguarded

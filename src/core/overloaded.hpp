@@ -1,0 +1,13 @@
+// The visitor idiom for std::visit: one lambda per alternative.
+//
+//   std::visit(Overloaded{[](const Ack&) { ... }, [](const RetryLater& r) { ... }}, disposition);
+#pragma once
+
+namespace ic {
+
+template <class... Fs>
+struct Overloaded : Fs... {
+  using Fs::operator()...;
+};
+
+}  // namespace ic

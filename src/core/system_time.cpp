@@ -1,0 +1,33 @@
+// The process's real clock and sleeper.
+#include <thread>
+
+#include "core/time.hpp"
+
+namespace ic {
+namespace {
+
+class SystemClock final : public Clock {
+ public:
+  [[nodiscard]] Instant now() const override {
+    return std::chrono::floor<Millis>(std::chrono::system_clock::now());
+  }
+};
+
+class ThreadSleeper final : public Sleeper {
+ public:
+  void sleep_for(Millis duration) override { std::this_thread::sleep_for(duration); }
+};
+
+}  // namespace
+
+const Clock& real_clock() {
+  static const SystemClock clock;
+  return clock;
+}
+
+Sleeper& real_sleeper() {
+  static ThreadSleeper sleeper;
+  return sleeper;
+}
+
+}  // namespace ic
