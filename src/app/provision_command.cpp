@@ -50,12 +50,12 @@ int provision(AwsStack& aws, const ProvisionOptions& options) {
     return fail("QueueArn of " + options.dlq_name,
                 dlq_attributes ? "missing" : dlq_attributes.error().code, "");
   }
-  auto queue =
-      ensure_queue(client, options.queue_name,
-                   {{"VisibilityTimeout", std::to_string(options.visibility_timeout_seconds)},
-                    {"MessageRetentionPeriod", std::string(kFourteenDays)},
-                    {"RedrivePolicy", sqs::redrive_policy(dlq_attributes->at("QueueArn"),
-                                                          options.max_receive_count)}});
+  auto queue = ensure_queue(
+      client, options.queue_name,
+      {{"VisibilityTimeout", std::to_string(options.visibility_timeout_seconds)},
+       {"MessageRetentionPeriod", std::string(kFourteenDays)},
+       {"RedrivePolicy",
+        sqs::redrive_policy(dlq_attributes->at("QueueArn"), options.max_receive_count)}});
   if (!queue) return fail("queue " + options.queue_name, queue.error().code, queue.error().message);
 
   // Shell-friendly: `eval "$(charge-recovery provision ...)"` sets what `run` needs.

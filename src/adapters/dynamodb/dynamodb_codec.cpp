@@ -143,7 +143,7 @@ json encode_get(const TableSpec& table, std::string_view key) {
 }
 
 std::expected<idem::ClaimRecord, std::string> decode_record(const TableSpec& table,
-                                                           const json& item) {
+                                                            const json& item) {
   if (!item.is_object()) return std::unexpected("item is not an object");
   idem::ClaimRecord record;
   std::string state_text;

@@ -108,7 +108,8 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::finish(std::st
   if (reply.error().code != kConditionFailed) return std::unexpected(to_store_error(reply.error()));
   auto existing = refusing_record(reply.error(), key);
   if (!existing) return std::unexpected(existing.error());
-  const bool own = *existing && idem::is_own_final_write(**existing, token, write.state, write.status);
+  const bool own =
+      *existing && idem::is_own_final_write(**existing, token, write.state, write.status);
   return own ? WriteOutcome::Written : WriteOutcome::Fenced;
 }
 

@@ -51,7 +51,8 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) {
     auto it = records_.find(key);
-    const bool own = it != records_.end() && idem::is_own_final_write(it->second, token, state, status);
+    const bool own =
+        it != records_.end() && idem::is_own_final_write(it->second, token, state, status);
     return own ? WriteOutcome::Written : WriteOutcome::Fenced;
   }
   record->state = state;

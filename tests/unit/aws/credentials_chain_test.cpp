@@ -79,9 +79,7 @@ class ChainTest : public ::testing::Test {
     providers.push_back({std::move(name), std::move(provider)});
     return raw;
   }
-  CredentialsChain build() {
-    return CredentialsChain(std::move(providers), clock);
-  }
+  CredentialsChain build() { return CredentialsChain(std::move(providers), clock); }
 
   TimePoint now = kStart;
   TestClock clock{now};

@@ -20,7 +20,6 @@ AwsError error_of(ErrorClass error_class, std::string code = "InternalServerErro
   return AwsError{.error_class = error_class, .code = std::move(code)};
 }
 
-
 TEST(RetryPolicy, RetriesTransientAndThrottlingButNotPermanentErrors) {
   FixedRandom half(0.5);
   RetryPolicy policy({}, half);

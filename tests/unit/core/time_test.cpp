@@ -1,7 +1,7 @@
 // The real clock reads the wall clock in whole milliseconds; the real sleeper really waits.
-#include <gtest/gtest.h>
-
 #include "core/time.hpp"
+
+#include <gtest/gtest.h>
 
 namespace ic {
 namespace {

@@ -115,11 +115,9 @@ TEST(DynamoDbCodec, DecodesEveryAttribute) {
 
 TEST(DynamoDbCodec, TheResultAttributeIsTheTableSpecs) {
   const TableSpec generic{.name = "idem"};
-  const json body = encode_final(generic, "CHG-1", "tok",
-                                 {.state = idem::ClaimState::Done,
-                                  .status = "DONE_OK",
-                                  .result_ref = "REF-1",
-                                  .now = t0});
+  const json body = encode_final(
+      generic, "CHG-1", "tok",
+      {.state = idem::ClaimState::Done, .status = "DONE_OK", .result_ref = "REF-1", .now = t0});
   EXPECT_EQ(body["ExpressionAttributeNames"]["#result"], "resultRef");
   const auto record = decode_record(
       generic, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"resultRef":{"S":"REF-1"},)"
@@ -161,8 +159,7 @@ TEST(DynamoDbCodec, OwnFinalWriteNeedsSameStateTokenAndStatus) {
   EXPECT_TRUE(is_own_final_write(record, "tok", ClaimState::Done, "DEBITED"));
   EXPECT_FALSE(is_own_final_write(record, "other", ClaimState::Done, "DEBITED"));
   EXPECT_FALSE(is_own_final_write(record, "tok", ClaimState::Failed, "DEBITED"));
-  EXPECT_FALSE(
-      is_own_final_write(record, "tok", ClaimState::Done, "DEBITED_NOTIFICATION_FAILED"));
+  EXPECT_FALSE(is_own_final_write(record, "tok", ClaimState::Done, "DEBITED_NOTIFICATION_FAILED"));
 }
 
 }  // namespace

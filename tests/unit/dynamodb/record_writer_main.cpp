@@ -52,10 +52,8 @@ int main(int argc, char** argv) {
     std::fputs(fmt::format("provisioning failed: {}\n", provisioned.error().code).c_str(), stderr);
     return 1;
   }
-  dynamodb::DynamoDbIdempotencyStore store(wiring.client,
-                                           {.name = argv[2],
-                                            .retention = kRetention,
-                                            .result_attribute = "debitRef"});
+  dynamodb::DynamoDbIdempotencyStore store(
+      wiring.client, {.name = argv[2], .retention = kRetention, .result_attribute = "debitRef"});
   if (!write_records(store)) {
     std::fputs("writing the records failed\n", stderr);
     return 1;
