@@ -8,7 +8,7 @@
 #include "adapters/memory/in_memory_store.hpp"
 #include "application/payload_hash.hpp"
 #include "domain/charge_status.hpp"
-#include "support/fakes.hpp"
+#include "testing/fakes.hpp"
 
 namespace ic::application {
 namespace {

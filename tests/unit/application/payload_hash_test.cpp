@@ -9,7 +9,7 @@
 #include <random>
 
 #include "application/charge_event_decoder.hpp"
-#include "support/fakes.hpp"
+#include "testing/fakes.hpp"
 
 namespace ic::application {
 namespace {
