@@ -30,12 +30,12 @@ test: unit-test model-check system-test
 asan-test: deps
 	cmake --preset asan >/dev/null
 	cmake --build --preset asan -j $(JOBS) --target ic_unit_tests
-	ctest --preset asan -j $(JOBS) -LE system
+	ctest --preset asan -j $(JOBS) -LE integration
 
 tsan-test: deps
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target ic_unit_tests
-	ctest --preset tsan -j $(JOBS) -LE system
+	ctest --preset tsan -j $(JOBS) -LE integration
 
 sanitize-test: asan-test tsan-test
 

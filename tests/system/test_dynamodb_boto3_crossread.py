@@ -2,7 +2,8 @@
 FAILED and IN_PROGRESS records through DynamoDbIdempotencyStore, then boto3 reads them back
 and checks docs/design.md §3's attribute names, types and units.
 
-The helper is built with the C++ tests: $IC_BUILD_DIR/tests/unit/dynamodb/ic_dynamodb_record_writer.
+The helper is built with the C++ tests:
+$IC_BUILD_DIR/tests/integration/dynamodb/ic_dynamodb_record_writer.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ TABLE = "idempotency-crossread"
 @pytest.fixture
 def written(moto: MotoServer) -> dict[str, Any]:
     """Runs the C++ writer against the test's moto; returns the times it used."""
-    writer = build_dir() / "tests" / "unit" / "dynamodb" / "ic_dynamodb_record_writer"
+    writer = build_dir() / "tests" / "integration" / "dynamodb" / "ic_dynamodb_record_writer"
     assert writer.exists(), f"{writer} is missing: build the C++ tests first"
     env = {**os.environ, **moto.env()}
     result = subprocess.run(

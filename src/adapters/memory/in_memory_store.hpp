@@ -1,5 +1,5 @@
 // The reference IdempotencyStore: docs/design.md §3's conditions evaluated under one mutex.
-// Every other store must pass the same contract suite (tests/unit/idempotency/store_contract.hpp).
+// Every other store must pass the same contract suite (tests/testing/store_contract.hpp).
 #pragma once
 
 #include <chrono>

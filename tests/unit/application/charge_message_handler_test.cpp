@@ -9,7 +9,7 @@
 #include "application/payload_hash.hpp"
 #include "core/sha256.hpp"
 #include "domain/charge_status.hpp"
-#include "support/fakes.hpp"
+#include "testing/fakes.hpp"
 
 namespace ic::application {
 namespace {

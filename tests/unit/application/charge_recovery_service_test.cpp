@@ -3,8 +3,8 @@
 
 #include <gmock/gmock.h>
 
-#include "application/service_fixture.hpp"
 #include "domain/charge_status.hpp"
+#include "testing/service_fixture.hpp"
 
 namespace ic::testing {
 namespace {

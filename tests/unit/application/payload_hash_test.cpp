@@ -10,7 +10,7 @@
 
 #include "application/charge_event_decoder.hpp"
 #include "core/sha256.hpp"
-#include "support/fakes.hpp"
+#include "testing/fakes.hpp"
 
 namespace ic::application {
 namespace {

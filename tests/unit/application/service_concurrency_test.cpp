@@ -6,7 +6,7 @@
 #include <thread>
 #include <vector>
 
-#include "application/service_fixture.hpp"
+#include "testing/service_fixture.hpp"
 
 namespace ic::testing {
 namespace {

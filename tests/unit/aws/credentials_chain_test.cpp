@@ -6,9 +6,9 @@
 #include <atomic>
 #include <thread>
 
-#include "fake_imds.hpp"
 #include "http/curl_transport.hpp"
-#include "test_env.hpp"
+#include "testing/aws_env.hpp"
+#include "testing/fake_imds.hpp"
 
 namespace ic::aws {
 namespace {

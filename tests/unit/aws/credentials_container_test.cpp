@@ -6,8 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "http/curl_transport.hpp"
-#include "local_http_server.hpp"
-#include "test_env.hpp"
+#include "testing/aws_env.hpp"
+#include "testing/local_http_server.hpp"
 
 namespace ic::aws {
 namespace {

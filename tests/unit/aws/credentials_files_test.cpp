@@ -4,7 +4,7 @@
 #include "aws/credentials_env.hpp"
 #include "aws/credentials_ini.hpp"
 #include "aws/credentials_profile.hpp"
-#include "test_env.hpp"
+#include "testing/aws_env.hpp"
 
 namespace ic::aws {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "fake_imds.hpp"
 #include "http/curl_transport.hpp"
+#include "testing/fake_imds.hpp"
 
 namespace ic::aws {
 namespace {

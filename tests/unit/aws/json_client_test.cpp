@@ -8,7 +8,7 @@
 
 #include <deque>
 
-#include "support/fixed_random.hpp"
+#include "testing/fixed_random.hpp"
 
 namespace ic::aws {
 namespace {

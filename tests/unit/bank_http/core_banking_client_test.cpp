@@ -11,18 +11,19 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "bank_http/bank_client_fixture.hpp"
-#include "bank_http/scripted_bank_server.hpp"
+#include "testing/bank_client_fixture.hpp"
+#include "testing/bound_socket.hpp"
+#include "testing/scripted_bank_server.hpp"
 
 namespace ic::bank {
 namespace {
 
 using namespace std::chrono_literals;
 using ic::testing::BankClientTest;
+using ic::testing::BoundSocket;
 using ic::testing::kAccount;
 using ic::testing::kTimeouts;
 using ic::testing::make_charge;
-using ic::testing::RefusingPort;
 using ic::testing::Reply;
 using ic::testing::ScriptedBankServer;
 using ::testing::HasSubstr;
@@ -58,8 +59,8 @@ TEST_F(CoreBankingClientTest, PostsTheChargeAsJsonWithTheIdempotencyKey) {
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(requests[0].method, "POST");
   EXPECT_EQ(requests[0].path, "/core/v1/debits");
-  EXPECT_EQ(requests[0].idempotency_key, "CHG-20261130-000123");
-  EXPECT_EQ(requests[0].content_type, "application/json");
+  EXPECT_EQ(requests[0].header("Idempotency-Key"), "CHG-20261130-000123");
+  EXPECT_EQ(requests[0].header("Content-Type"), "application/json");
   const auto body = nlohmann::json::parse(requests[0].body);
   EXPECT_EQ(body, nlohmann::json({{"chargeId", "CHG-20261130-000123"},
                                   {"accountId", kAccount},
@@ -182,8 +183,8 @@ TEST_F(CoreBankingClientTest, ATimeoutAfterSendingIsTransientAndSaysTheOutcomeIs
 }
 
 TEST_F(CoreBankingClientTest, ARefusedConnectionIsTransient) {
-  RefusingPort refusing;
-  EXPECT_THAT(unavailable_detail(debit_against(refusing.base_url())),
+  BoundSocket refusing;
+  EXPECT_THAT(unavailable_detail(debit_against(refusing.url())),
               HasSubstr("connection failed (request not sent)"));
 }
 

@@ -7,17 +7,18 @@
 
 #include <nlohmann/json.hpp>
 
-#include "bank_http/bank_client_fixture.hpp"
-#include "bank_http/scripted_bank_server.hpp"
+#include "testing/bank_client_fixture.hpp"
+#include "testing/bound_socket.hpp"
+#include "testing/scripted_bank_server.hpp"
 
 namespace ic::bank {
 namespace {
 
 using namespace std::chrono_literals;
 using ic::testing::BankClientTest;
+using ic::testing::BoundSocket;
 using ic::testing::kAccount;
 using ic::testing::kTimeouts;
-using ic::testing::RefusingPort;
 using ic::testing::Reply;
 using ic::testing::ScriptedBankServer;
 using ::testing::HasSubstr;
@@ -49,8 +50,8 @@ TEST_F(NotificationClientTest, PostsTheDebitAsJsonWithTheIdempotencyKey) {
   ASSERT_EQ(requests.size(), 1u);
   EXPECT_EQ(requests[0].method, "POST");
   EXPECT_EQ(requests[0].path, "/notify/v1/notifications");
-  EXPECT_EQ(requests[0].idempotency_key, kKey);
-  EXPECT_EQ(requests[0].content_type, "application/json");
+  EXPECT_EQ(requests[0].header("Idempotency-Key"), kKey);
+  EXPECT_EQ(requests[0].header("Content-Type"), "application/json");
   EXPECT_EQ(nlohmann::json::parse(requests[0].body),
             nlohmann::json({{"chargeId", "CHG-20261130-000123"},
                             {"accountId", kAccount},
@@ -92,8 +93,8 @@ TEST_F(NotificationClientTest, TimeoutsAndRefusedConnectionsAreFailures) {
         failure_detail(notify_against(server.base_url(), {.connect = 200ms, .total = 300ms})),
         HasSubstr("timed out"));
   }
-  RefusingPort refusing;
-  EXPECT_THAT(failure_detail(notify_against(refusing.base_url())), HasSubstr("connection failed"));
+  BoundSocket refusing;
+  EXPECT_THAT(failure_detail(notify_against(refusing.url())), HasSubstr("connection failed"));
 }
 
 TEST_F(NotificationClientTest, AKeyThatCouldRewriteTheRequestIsNeverSent) {

@@ -4,14 +4,18 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/sqs/testing/fake_queue.hpp"
-#include "adapters/sqs/testing/fault_injecting_queue.hpp"
-#include "sqs/sqs_test_support.hpp"
+#include "testing/fake_queue.hpp"
+#include "testing/fault_injecting_queue.hpp"
+#include "testing/listener_support.hpp"
 
-namespace ic::consumer::testing {
+namespace ic::consumer {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::eventually;
+using testing::FakeQueue;
+using testing::FaultInjectingQueue;
+using testing::RecordingObserver;
 
 struct Delivered {
   std::string id;
@@ -155,4 +159,4 @@ TEST(AckBatcher, AddAfterStopIsABrokenInvariant) {
 }
 
 }  // namespace
-}  // namespace ic::consumer::testing
+}  // namespace ic::consumer

@@ -6,7 +6,7 @@
 
 #include "consumer/queue_port.hpp"
 #include "core/backoff.hpp"
-#include "support/fixed_random.hpp"
+#include "testing/fixed_random.hpp"
 
 namespace ic::consumer {
 namespace {

@@ -7,12 +7,13 @@
 #include <atomic>
 #include <semaphore>
 
-#include "sqs/sqs_test_support.hpp"
+#include "testing/listener_support.hpp"
 
-namespace ic::consumer::testing {
+namespace ic::consumer {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::eventually;
 
 TEST(HeartbeatScheduler, TicksRepeatUntilTheTickReturnsFalse) {
   HeartbeatScheduler scheduler;
@@ -90,4 +91,4 @@ TEST(HeartbeatScheduler, ATickThatThrowsStopsRepeatingAndTheTimerSurvives) {
 }
 
 }  // namespace
-}  // namespace ic::consumer::testing
+}  // namespace ic::consumer

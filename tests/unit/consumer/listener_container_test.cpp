@@ -8,19 +8,19 @@
 #include <semaphore>
 #include <set>
 
-#include "adapters/sqs/testing/fake_queue.hpp"
-#include "adapters/sqs/testing/fault_injecting_queue.hpp"
-#include "sqs/sqs_test_support.hpp"
+#include "testing/fake_queue.hpp"
+#include "testing/fault_injecting_queue.hpp"
+#include "testing/listener_support.hpp"
 
-namespace ic::consumer::testing {
+namespace ic::consumer {
 namespace {
 
 using namespace std::chrono_literals;
-using consumer::Ack;
-using consumer::DeadLetter;
-using consumer::Disposition;
-using consumer::LeaseHeartbeat;
-using consumer::RetryLater;
+using testing::eventually;
+using testing::FakeQueue;
+using testing::FaultInjectingQueue;
+using testing::RecordingObserver;
+using testing::Running;
 
 ListenerConfig fast_config() {
   return ListenerConfig{.workers = 4,
@@ -505,4 +505,4 @@ TEST(ListenerContainer, StopBeforeRunReturnsWithoutTouchingTheQueue) {
 }
 
 }  // namespace
-}  // namespace ic::consumer::testing
+}  // namespace ic::consumer

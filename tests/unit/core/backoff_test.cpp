@@ -7,7 +7,7 @@
 
 #include <limits>
 
-#include "support/fixed_random.hpp"
+#include "testing/fixed_random.hpp"
 
 namespace ic {
 namespace {

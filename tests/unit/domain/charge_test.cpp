@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "support/fakes.hpp"
+#include "testing/fakes.hpp"
 
 namespace ic::charge {
 namespace {

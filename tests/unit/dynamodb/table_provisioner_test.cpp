@@ -7,7 +7,7 @@
 
 #include <deque>
 
-#include "support/fixed_random.hpp"
+#include "testing/fixed_random.hpp"
 
 namespace ic::dynamodb {
 namespace {

@@ -1,9 +1,9 @@
 // The in-memory reference store against the shared contract.
 #include "adapters/memory/in_memory_store.hpp"
 
-#include "idempotency/store_contract.hpp"
+#include "testing/store_contract.hpp"
 
-namespace ic::idem::testing {
+namespace ic::testing {
 namespace {
 
 INSTANTIATE_TEST_SUITE_P(
@@ -14,4 +14,4 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto& test_info) { return test_info.param.name; });
 
 }  // namespace
-}  // namespace ic::idem::testing
+}  // namespace ic::testing

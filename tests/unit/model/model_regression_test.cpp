@@ -8,8 +8,8 @@
 #include <string>
 #include <variant>
 
-#include "application/service_fixture.hpp"
 #include "domain/charge_status.hpp"
+#include "testing/service_fixture.hpp"
 
 namespace ic::testing {
 namespace {

@@ -1,0 +1,94 @@
+// An in-memory QueuePort with SQS's delivery semantics (visibility timeout, receive count,
+// a fresh receipt handle per delivery, per-entry batch answers) that records every call, for
+// tests of anything that drives the port; FaultInjectingQueue in front of it adds failures.
+// Time is scaled: one queue "second" lasts Options::second of real time, so a 20 s long poll
+// or a 30 s visibility stays fast.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "consumer/queue_port.hpp"
+
+namespace ic::testing {
+
+struct DeadLettered {
+  std::string body;
+  consumer::MessageAttributes attributes;
+};
+
+// Thread-safety: every method may be called concurrently. Ownership: copies everything.
+class FakeQueue final : public consumer::QueuePort {
+ public:
+  struct Options {
+    Millis second{20};                            // real duration of one queue second
+    std::chrono::seconds visibility_timeout{60};  // the queue's default
+  };
+
+  FakeQueue() : FakeQueue(Options{}) {}
+  explicit FakeQueue(Options options) : options_(options) {}
+
+  // QueuePort
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
+      int max_messages, std::chrono::seconds wait) override;
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+      std::span<const consumer::DeleteEntry> entries) override;
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+      std::span<const consumer::VisibilityEntry> entries) override;
+  [[nodiscard]] std::expected<void, consumer::QueueError> send_to_dlq(
+      std::string_view body, const consumer::MessageAttributes& attributes) override;
+
+  // Producer side: enqueues a visible message and returns its message id.
+  std::string send(std::string body, consumer::MessageAttributes attributes = {});
+
+  // The next receive that returns a message also returns its first message a second time,
+  // with another receipt handle, as a standard queue occasionally does.
+  void duplicate_next_delivery();
+
+  // Inspection.
+  [[nodiscard]] std::size_t remaining() const;  // not deleted, visible or not
+  [[nodiscard]] std::size_t visible() const;
+  [[nodiscard]] bool deleted(std::string_view message_id) const;
+  [[nodiscard]] std::vector<DeadLettered> dead_lettered() const;
+  [[nodiscard]] std::vector<int> receive_requests() const;  // max_messages of each call
+  [[nodiscard]] std::vector<std::vector<consumer::DeleteEntry>> delete_calls() const;
+  [[nodiscard]] std::vector<std::vector<consumer::VisibilityEntry>> visibility_calls() const;
+
+ private:
+  using SteadyClock = std::chrono::steady_clock;
+  struct Stored {
+    std::string body;
+    consumer::MessageAttributes attributes;
+    Instant sent_at;
+    int receive_count = 0;
+    SteadyClock::time_point visible_at;
+    bool deleted = false;
+  };
+  [[nodiscard]] SteadyClock::duration scaled(std::chrono::seconds seconds) const;
+  // Requires mutex_.
+  [[nodiscard]] consumer::Message deliver(const std::string& id, Stored& stored,
+                                          SteadyClock::time_point now);
+  [[nodiscard]] Stored* by_handle(std::string_view receipt_handle);
+
+  const Options options_;
+  mutable std::mutex mutex_;
+  std::condition_variable sent_;
+  std::deque<std::string> order_;  // message ids in send order
+  std::map<std::string, Stored, std::less<>> messages_;
+  std::map<std::string, std::string, std::less<>> handles_;  // receipt handle -> message id
+  std::size_t next_id_ = 0;
+  std::size_t next_handle_ = 0;
+  bool duplicate_next_ = false;
+  std::vector<DeadLettered> dead_lettered_;
+  std::vector<int> receive_requests_;
+  std::vector<std::vector<consumer::DeleteEntry>> delete_calls_;
+  std::vector<std::vector<consumer::VisibilityEntry>> visibility_calls_;
+};
+
+}  // namespace ic::testing

@@ -1,0 +1,59 @@
+// A QueuePort decorator that injects failures in front of any other port (the in-memory fake,
+// or SqsQueue against an emulator), in the manner of leveldb's fault-injection Env: each fault
+// is armed with a count and consumed one call, or one batch entry, at a time. A call or entry
+// without an armed fault reaches the inner port unchanged, through consumer::ForwardingQueue.
+//
+//   FakeQueue fake;
+//   FaultInjectingQueue queue(fake);
+//   queue.fail_delete_entries(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
+#pragma once
+
+#include <mutex>
+#include <optional>
+
+#include "consumer/forwarding_queue.hpp"
+
+namespace ic::testing {
+
+// Thread-safety: every method may be called concurrently. Ownership: borrows `inner`, which
+// must outlive the decorator.
+class FaultInjectingQueue final : public consumer::ForwardingQueue {
+ public:
+  explicit FaultInjectingQueue(consumer::QueuePort& inner) : ForwardingQueue(inner) {}
+
+  // Whole calls fail without reaching the inner port.
+  void fail_receives(int calls, consumer::QueueError error);
+  void fail_delete_calls(int calls, consumer::QueueError error);
+  void fail_dlq_sends(int calls, consumer::QueueError error);
+  // Single entries fail (the next `entries` entries, in batch order); they never reach the
+  // inner port, the other entries of the batch do.
+  void fail_delete_entries(int entries, consumer::QueueError error);
+  void fail_visibility_entries(int entries, consumer::QueueError error);
+
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
+      int max_messages, std::chrono::seconds wait) override;
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+      std::span<const consumer::DeleteEntry> entries) override;
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+      std::span<const consumer::VisibilityEntry> entries) override;
+  [[nodiscard]] std::expected<void, consumer::QueueError> send_to_dlq(
+      std::string_view body, const consumer::MessageAttributes& attributes) override;
+
+ private:
+  struct Fault {
+    int remaining = 0;
+    consumer::QueueError error;
+  };
+
+  // Consumes one occurrence of `fault`; the error while it lasts.
+  [[nodiscard]] std::optional<consumer::QueueError> take(Fault& fault);
+  // Sends the entries without an injected fault to `call`, and merges the answers by position.
+  template <class Entry, class Call>
+  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> with_entry_faults(
+      std::span<const Entry> entries, Fault& fault, Call call);
+
+  std::mutex mutex_;
+  Fault receive_, delete_call_, dlq_, delete_entry_, visibility_entry_;  // guarded by mutex_
+};
+
+}  // namespace ic::testing

@@ -1,0 +1,71 @@
+// A moto server (tools/moto_server.py, DynamoDB requests serialised) for C++ integration tests:
+// started on a free 127.0.0.1 port, reset between tests, stopped (SIGTERM, then SIGKILL) when
+// the owner goes away. Plus the AWS client wiring every DynamoDB test needs.
+//
+//   auto moto = MotoServer::start({});           // once per test binary (see shared_moto())
+//   ASSERT_TRUE(moto->reset());                  // before each test
+//   DynamoDbWiring wiring(moto->endpoint());     // JsonClient with dummy static credentials
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "adapters/dynamodb/dynamodb_store.hpp"
+#include "aws/credentials.hpp"
+#include "aws/json_client.hpp"
+#include "aws/retry_policy.hpp"
+#include "http/curl_transport.hpp"
+#include "testing/child_process.hpp"
+
+namespace ic::testing {
+
+class MotoServer {
+ public:
+  // Extra environment for moto (e.g. INITIAL_NO_AUTH_ACTION_COUNT); throws when it won't start.
+  static std::unique_ptr<MotoServer> start(std::vector<std::pair<std::string, std::string>> env);
+  ~MotoServer();
+  MotoServer(const MotoServer&) = delete;
+  MotoServer& operator=(const MotoServer&) = delete;
+
+  [[nodiscard]] const std::string& endpoint() const { return endpoint_; }
+  [[nodiscard]] bool reset() const;  // POST /moto-api/reset: every table and user is gone
+
+ private:
+  MotoServer(const std::vector<std::pair<std::string, std::string>>& env, std::string log);
+  ListeningChild child_;
+  std::string endpoint_;
+  std::string log_;  // moto's stderr; removed with the server, named in start-up errors
+};
+
+// The moto server of this test binary, started on first use and stopped at exit.
+MotoServer& shared_moto();
+
+class StaticCredentials final : public aws::CredentialsProvider {
+ public:
+  StaticCredentials(std::string key_id, std::string secret)
+      : credentials_{.access_key_id = std::move(key_id),
+                     .secret_access_key = std::move(secret),
+                     .session_token = {},
+                     .expiration = std::nullopt} {}
+  std::expected<aws::Credentials, aws::AwsError> credentials() override { return credentials_; }
+
+ private:
+  aws::Credentials credentials_;
+};
+
+// Transport, credentials, retry policy and a DynamoDB JsonClient for one endpoint.
+struct DynamoDbWiring {
+  explicit DynamoDbWiring(const std::string& endpoint, std::string key_id = "AKIDTEST",
+                          std::string secret = "secret", http::HttpTransport* transport = nullptr);
+
+  http::CurlHttpTransport curl;
+  StaticCredentials credentials;
+  aws::RetryPolicy retry;
+  aws::JsonClient client;
+};
+
+inline constexpr const char* kTable = "idempotency-test";
+
+}  // namespace ic::testing

@@ -1,0 +1,61 @@
+// A ChargeRecoveryService wired to the in-memory store and plain fakes, with a manual clock.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <variant>
+
+#include "adapters/memory/in_memory_store.hpp"
+#include "application/charge_recovery_service.hpp"
+#include "testing/fakes.hpp"
+#include "testing/fault_injecting_store.hpp"
+
+namespace ic::testing {
+
+class CountingObserver final : public application::ChargeObserver {
+ public:
+  void fenced(const charge::Charge&, std::string_view) override { ++fenced_count; }
+  void store_failed(const charge::Charge&, std::string_view, const idem::StoreError&) override {
+    ++store_failures;
+  }
+  std::atomic<int> fenced_count{0};
+  std::atomic<int> store_failures{0};
+};
+
+class ServiceFixture : public ::testing::Test {
+ protected:
+  static constexpr Millis kLease = 60s;
+
+  application::ChargeRecoveryService make_service(idem::IdempotencyStore& target) {
+    return application::ChargeRecoveryService(target, bank, notifier, clock, tokens, observer,
+                                              {.lease = kLease, .owner = "test-worker"});
+  }
+  consumer::Disposition deliver(const charge::Charge& c, const std::string& hash = "hash-1",
+                                int receive_count = 1) {
+    return service.handle({.charge = c, .payload_hash = hash, .receive_count = receive_count},
+                          heartbeat);
+  }
+  idem::ClaimRecord record(const std::string& key = "CHG-20261130-000123") {
+    auto r = memory.get(key);
+    EXPECT_TRUE(r.has_value() && r->has_value()) << "no record for " << key;
+    return r.has_value() && r->has_value() ? **r : idem::ClaimRecord{};
+  }
+
+  ManualClock clock;
+  SequentialTokens tokens;
+  FakeBank bank;
+  FakeNotifier notifier;
+  CountingObserver observer;
+  RecordingHeartbeat heartbeat;
+  memory::InMemoryIdempotencyStore memory{std::chrono::hours(24 * 30)};
+  FaultInjectingStore store{memory};
+  application::ChargeRecoveryService service = make_service(store);
+  const charge::Charge charge = make_charge();
+};
+
+inline bool is_ack(const consumer::Disposition& d) {
+  return std::holds_alternative<consumer::Ack>(d);
+}
+
+}  // namespace ic::testing
