@@ -59,7 +59,7 @@ bool is_timeout_code(std::string_view code) {
 RetryPolicy::RetryPolicy(RetryConfig config, RandomUnit random)
     : config_(config), random_(std::move(random)), tokens_(config.initial_tokens) {}
 
-std::chrono::milliseconds RetryPolicy::backoff(const AwsError& error, int attempt) const {
+std::chrono::milliseconds RetryPolicy::backoff(const Error& error, int attempt) const {
   const auto base = error.error_class == ErrorClass::Throttling ? config_.throttling_base
                                                                 : config_.transient_base;
   // base * 2^(attempt-1), computed in double so a large attempt number cannot overflow.
@@ -73,7 +73,7 @@ std::chrono::milliseconds RetryPolicy::backoff(const AwsError& error, int attemp
   return std::chrono::milliseconds(static_cast<std::int64_t>(jitter * ceiling));
 }
 
-std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const AwsError& error, int attempt,
+std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const Error& error, int attempt,
                                                                  RetryAttempt& state) {
   if (error.error_class == ErrorClass::Permanent || attempt >= config_.max_attempts) {
     return std::nullopt;

@@ -11,7 +11,7 @@ using nlohmann::json;
 
 constexpr std::string_view kTtlAttribute = "expiresAt";
 
-std::expected<bool, aws::AwsError> create_table(aws::JsonClient& client, std::string_view table) {
+std::expected<bool, Error> create_table(aws::JsonClient& client, std::string_view table) {
   auto reply = client.call(
       "CreateTable", {{"TableName", table},
                       {"AttributeDefinitions", {{{"AttributeName", "pk"}, {"AttributeType", "S"}}}},
@@ -22,9 +22,8 @@ std::expected<bool, aws::AwsError> create_table(aws::JsonClient& client, std::st
   return std::unexpected(reply.error());
 }
 
-std::expected<void, aws::AwsError> wait_until_active(aws::JsonClient& client,
-                                                     std::string_view table,
-                                                     const ProvisionOptions& options) {
+std::expected<void, Error> wait_until_active(aws::JsonClient& client, std::string_view table,
+                                             const ProvisionOptions& options) {
   const auto now = options.now ? options.now : [] { return std::chrono::steady_clock::now(); };
   const auto deadline = now() + options.active_timeout;
   std::string status;
@@ -40,14 +39,13 @@ std::expected<void, aws::AwsError> wait_until_active(aws::JsonClient& client,
       std::this_thread::sleep_for(options.poll_interval);
     }
   }
-  return std::unexpected(
-      aws::AwsError{.error_class = aws::ErrorClass::Retryable,
-                    .code = "TableNotActive",
-                    .message = fmt::format("table {} still {} after {} ms", table, status,
-                                           options.active_timeout.count())});
+  return std::unexpected(Error{.error_class = ErrorClass::Retryable,
+                               .code = "TableNotActive",
+                               .message = fmt::format("table {} still {} after {} ms", table,
+                                                      status, options.active_timeout.count())});
 }
 
-std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::string_view table) {
+std::expected<bool, Error> enable_ttl(aws::JsonClient& client, std::string_view table) {
   auto described = client.call("DescribeTimeToLive", {{"TableName", table}});
   if (!described && described.error().code == "UnknownOperationException") return false;
   if (!described) return std::unexpected(described.error());
@@ -57,11 +55,10 @@ std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::stri
   if ((status == "ENABLED" || status == "ENABLING") && attribute == kTtlAttribute) return true;
   if (status == "ENABLED" || status == "ENABLING") {
     // Only one TTL attribute per table: silently keeping another one would never expire ours.
-    return std::unexpected(aws::AwsError{
-        .error_class = aws::ErrorClass::Permanent,
-        .code = "TtlOnOtherAttribute",
-        .message =
-            fmt::format("table {} has TTL on {}, expected {}", table, attribute, kTtlAttribute)});
+    return std::unexpected(Error{.error_class = ErrorClass::Permanent,
+                                 .code = "TtlOnOtherAttribute",
+                                 .message = fmt::format("table {} has TTL on {}, expected {}",
+                                                        table, attribute, kTtlAttribute)});
   }
   auto updated = client.call(
       "UpdateTimeToLive",
@@ -80,9 +77,9 @@ std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::stri
 
 }  // namespace
 
-std::expected<ProvisionReport, aws::AwsError> provision_table(aws::JsonClient& client,
-                                                              std::string_view table,
-                                                              const ProvisionOptions& options) {
+std::expected<ProvisionReport, Error> provision_table(aws::JsonClient& client,
+                                                      std::string_view table,
+                                                      const ProvisionOptions& options) {
   auto created = create_table(client, table);
   if (!created) return std::unexpected(created.error());
   if (auto active = wait_until_active(client, table, options); !active) {

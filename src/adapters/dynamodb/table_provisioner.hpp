@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "aws/json_client.hpp"
+#include "core/error.hpp"
 
 namespace ic::dynamodb {
 
@@ -30,7 +31,7 @@ struct ProvisionReport {
 
 // Thread-safety: stateless; concurrent calls (e.g. two `provision` runs) are safe because
 // every step tolerates the other having done it first.
-[[nodiscard]] std::expected<ProvisionReport, aws::AwsError> provision_table(
+[[nodiscard]] std::expected<ProvisionReport, Error> provision_table(
     aws::JsonClient& client, std::string_view table, const ProvisionOptions& options);
 
 }  // namespace ic::dynamodb

@@ -13,8 +13,8 @@ namespace {
 
 using std::chrono::milliseconds;
 
-AwsError error_of(ErrorClass error_class, std::string code = "InternalServerError") {
-  return AwsError{.error_class = error_class, .code = std::move(code)};
+Error error_of(ErrorClass error_class, std::string code = "InternalServerError") {
+  return Error{.error_class = error_class, .code = std::move(code)};
 }
 
 RetryPolicy with_random(double value, RetryConfig config = {}) {

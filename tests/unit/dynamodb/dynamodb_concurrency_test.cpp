@@ -63,8 +63,7 @@ class ReadThenWriteStore final : public idem::IdempotencyStore {
   ReadThenWriteStore(aws::JsonClient& client, std::function<void()> between)
       : client_(client), real_(client, {.name = kTable}), between_(std::move(between)) {}
 
-  std::expected<idem::ClaimResult, idem::StoreError> claim(
-      const idem::ClaimRequest& request) override {
+  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override {
     auto existing = real_.get(request.key);
     between_();  // before any early return: every racer must reach the barrier
     if (!existing) return std::unexpected(existing.error());
@@ -80,34 +79,30 @@ class ReadThenWriteStore final : public idem::IdempotencyStore {
                                           {"leaseUntil", {{"N", std::to_string(lease)}}},
                                           {"claimToken", {{"S", request.token}}},
                                           {"payloadHash", {{"S", request.payload_hash}}}}}});
-    if (!put) return std::unexpected(to_store_error(put.error()));
+    if (!put) return std::unexpected(put.error());
     auto written = real_.get(request.key);
-    if (!written || !*written) return std::unexpected(idem::StoreError{.code = "Vanished"});
+    if (!written || !*written) return std::unexpected(Error{.code = "Vanished"});
     return idem::ClaimResult{ClaimOutcome::Acquired, **written};
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> complete(std::string_view key,
-                                                               std::string_view token,
-                                                               const idem::Completion& completion,
-                                                               Instant now) override {
+  std::expected<idem::WriteOutcome, Error> complete(std::string_view key, std::string_view token,
+                                                    const idem::Completion& completion,
+                                                    Instant now) override {
     return real_.complete(key, token, completion, now);
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> fail(std::string_view key,
-                                                           std::string_view token,
-                                                           const idem::Failure& failure,
-                                                           Instant now) override {
+  std::expected<idem::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
+                                                const idem::Failure& failure,
+                                                Instant now) override {
     return real_.fail(key, token, failure, now);
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> extend(std::string_view key,
-                                                             std::string_view token,
-                                                             Instant until) override {
+  std::expected<idem::WriteOutcome, Error> extend(std::string_view key, std::string_view token,
+                                                  Instant until) override {
     return real_.extend(key, token, until);
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> release(std::string_view key,
-                                                              std::string_view token) override {
+  std::expected<idem::WriteOutcome, Error> release(std::string_view key,
+                                                   std::string_view token) override {
     return real_.release(key, token);
   }
-  std::expected<std::optional<idem::ClaimRecord>, idem::StoreError> get(
-      std::string_view key) override {
+  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override {
     return real_.get(key);
   }
 

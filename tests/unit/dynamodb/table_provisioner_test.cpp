@@ -52,7 +52,7 @@ const std::pair<long, std::string> kTtlDisabled{
 
 class TableProvisionerTest : public ::testing::Test {
  protected:
-  std::expected<ProvisionReport, aws::AwsError> provision(ScriptedDynamoDb& transport) {
+  std::expected<ProvisionReport, Error> provision(ScriptedDynamoDb& transport) {
     aws::JsonClient client({.service = "dynamodb",
                             .signing_name = "dynamodb",
                             .target_prefix = "DynamoDB_20120810",
@@ -90,7 +90,7 @@ TEST_F(TableProvisionerTest, GivesUpAtTheDeadline) {
   const auto report = provision(dynamodb);
   ASSERT_FALSE(report);
   EXPECT_EQ(report.error().code, "TableNotActive");
-  EXPECT_EQ(report.error().error_class, aws::ErrorClass::Retryable);
+  EXPECT_EQ(report.error().error_class, ErrorClass::Retryable);
 }
 
 TEST_F(TableProvisionerTest, ExistingTableAndConcurrentlyEnabledTtlAreFine) {
@@ -111,7 +111,7 @@ TEST_F(TableProvisionerTest, TtlOnAnotherAttributeIsRefused) {
   const auto report = provision(dynamodb);
   ASSERT_FALSE(report);
   EXPECT_EQ(report.error().code, "TtlOnOtherAttribute");
-  EXPECT_EQ(report.error().error_class, aws::ErrorClass::Permanent);
+  EXPECT_EQ(report.error().error_class, ErrorClass::Permanent);
 }
 
 TEST_F(TableProvisionerTest, EndpointWithoutTtlStillProvisions) {

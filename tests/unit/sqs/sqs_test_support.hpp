@@ -29,7 +29,7 @@ inline bool eventually(const std::function<bool()>& condition,
 struct EntryFailure {
   BatchAction action;
   std::string message_id;
-  QueueError error;
+  Error error;
   bool final;
 };
 
@@ -38,7 +38,7 @@ class RecordingObserver final : public ListenerObserver {
   void on_received(std::size_t count) override {
     locked([&] { received_ += count; });
   }
-  void on_receive_error(const QueueError& error, Millis delay) override {
+  void on_receive_error(const Error& error, Millis delay) override {
     locked([&] { receive_errors_.emplace_back(error, delay); });
   }
   void on_disposition(DispositionKind kind, std::string_view reason, Millis) override {
@@ -47,11 +47,11 @@ class RecordingObserver final : public ListenerObserver {
   void on_handler_error(std::string_view message_id, std::string_view) override {
     locked([&] { handler_errors_.emplace_back(message_id); });
   }
-  void on_dlq_send_failed(std::string_view message_id, const QueueError&) override {
+  void on_dlq_send_failed(std::string_view message_id, const Error&) override {
     locked([&] { dlq_failures_.emplace_back(message_id); });
   }
-  void on_batch_entry_failed(BatchAction action, std::string_view message_id,
-                             const QueueError& error, bool final) override {
+  void on_batch_entry_failed(BatchAction action, std::string_view message_id, const Error& error,
+                             bool final) override {
     locked([&] { entry_failures_.push_back({action, std::string(message_id), error, final}); });
   }
   void on_heartbeat(std::string_view, bool extended) override {
@@ -68,9 +68,7 @@ class RecordingObserver final : public ListenerObserver {
   }
 
   std::size_t received() const { return copy(received_); }
-  std::vector<std::pair<QueueError, Millis>> receive_errors() const {
-    return copy(receive_errors_);
-  }
+  std::vector<std::pair<Error, Millis>> receive_errors() const { return copy(receive_errors_); }
   std::vector<std::pair<DispositionKind, std::string>> dispositions() const {
     return copy(dispositions_);
   }
@@ -96,7 +94,7 @@ class RecordingObserver final : public ListenerObserver {
 
   mutable std::mutex mutex_;
   std::size_t received_ = 0;
-  std::vector<std::pair<QueueError, Millis>> receive_errors_;
+  std::vector<std::pair<Error, Millis>> receive_errors_;
   std::vector<std::pair<DispositionKind, std::string>> dispositions_;
   std::vector<std::string> handler_errors_;
   std::vector<std::string> dlq_failures_;

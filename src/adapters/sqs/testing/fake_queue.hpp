@@ -35,13 +35,13 @@ class FakeQueue final : public QueuePort {
   explicit FakeQueue(Options options) : options_(options) {}
 
   // QueuePort
-  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
+  [[nodiscard]] std::expected<BatchResult, Error> delete_batch(
       std::span<const DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
+  [[nodiscard]] std::expected<BatchResult, Error> change_visibility_batch(
       std::span<const VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, QueueError> send_to_dlq(
+  [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const MessageAttributes& attributes) override;
 
   // Producer side: enqueues a visible message and returns its message id.

@@ -21,35 +21,35 @@ class FaultInjectingQueue final : public QueuePort {
   explicit FaultInjectingQueue(QueuePort& inner) : inner_(inner) {}
 
   // Whole calls fail without reaching the inner port.
-  void fail_receives(int calls, QueueError error);
-  void fail_delete_calls(int calls, QueueError error);
-  void fail_dlq_sends(int calls, QueueError error);
+  void fail_receives(int calls, Error error);
+  void fail_delete_calls(int calls, Error error);
+  void fail_dlq_sends(int calls, Error error);
   // Single entries fail (the next `entries` entries, in batch order); they never reach the
   // inner port, the other entries of the batch do.
-  void fail_delete_entries(int entries, QueueError error);
-  void fail_visibility_entries(int entries, QueueError error);
+  void fail_delete_entries(int entries, Error error);
+  void fail_visibility_entries(int entries, Error error);
 
-  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
+  [[nodiscard]] std::expected<BatchResult, Error> delete_batch(
       std::span<const DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
+  [[nodiscard]] std::expected<BatchResult, Error> change_visibility_batch(
       std::span<const VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, QueueError> send_to_dlq(
+  [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const MessageAttributes& attributes) override;
 
  private:
   struct Fault {
     int remaining = 0;
-    QueueError error;
+    Error error;
   };
 
   // Consumes one occurrence of `fault`; the error while it lasts.
-  [[nodiscard]] std::optional<QueueError> take(Fault& fault);
+  [[nodiscard]] std::optional<Error> take(Fault& fault);
   // Sends the entries without an injected fault to `call`, and merges the answers by position.
   template <class Entry, class Call>
-  [[nodiscard]] std::expected<BatchResult, QueueError> with_entry_faults(
-      std::span<const Entry> entries, Fault& fault, Call call);
+  [[nodiscard]] std::expected<BatchResult, Error> with_entry_faults(std::span<const Entry> entries,
+                                                                    Fault& fault, Call call);
 
   QueuePort& inner_;
   std::mutex mutex_;
