@@ -16,8 +16,8 @@ constexpr std::string_view kFourteenDays = "1209600";  // SQS's longest retentio
 
 // CreateQueue answers with the existing URL when attributes match; when they differ (an older
 // lease, another redrive count) the queue is looked up and its attributes brought in line.
-std::expected<std::string, consumer::QueueError> ensure_queue(
-    sqs::SqsClient& client, const std::string& name, const sqs::QueueAttributes& attributes) {
+std::expected<std::string, Error> ensure_queue(sqs::SqsClient& client, const std::string& name,
+                                               const sqs::QueueAttributes& attributes) {
   auto created = client.create_queue(name, attributes);
   const bool exists_with_other_attributes =
       !created && (created.error().code.find("QueueAlreadyExists") != std::string::npos ||

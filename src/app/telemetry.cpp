@@ -7,10 +7,6 @@ namespace {
 
 thread_local std::string_view current_message_id;
 
-std::string_view kind_label(idem::ErrorKind kind) {
-  return idem::to_string(kind);
-}
-
 }  // namespace
 
 MessageScope::MessageScope(std::string_view message_id) {
@@ -85,11 +81,18 @@ void Telemetry::debit_finished(const charge::Charge& c, const charge::DebitResul
                                        {"messageId", MessageScope::current()},
                                        {"accountId", account},
                                        {"code", r.code}});
-        } else {
+        } else if constexpr (std::is_same_v<R, charge::DebitUnavailable>) {
           debits_.with({"unavailable"}).inc();
           log_.warn("debit unavailable", {{"chargeId", c.id.value()},
                                           {"messageId", MessageScope::current()},
                                           {"detail", r.detail}});
+        } else {
+          static_assert(std::is_same_v<R, charge::DebitMisconfigured>);
+          debits_.with({"misconfigured"}).inc();
+          log_.error("debit misconfigured; fix the request or configuration, then redrive",
+                     {{"chargeId", c.id.value()},
+                      {"messageId", MessageScope::current()},
+                      {"detail", r.detail}});
         }
       },
       result);
@@ -108,30 +111,31 @@ void Telemetry::notification_finished(const charge::Charge& c,
   }
 }
 
-void Telemetry::store_failed(const charge::Charge& c, std::string_view operation,
-                             const idem::StoreError& error) {
-  if (operation == "claim") table_answered(false);
-  store_errors_.with({operation, kind_label(error.kind)}).inc();
+void Telemetry::store_failed(const charge::Charge& c, idem::StoreOperation operation,
+                             const Error& error) {
+  if (operation == idem::StoreOperation::Claim) table_answered(false);
+  store_errors_.with({idem::to_string(operation), to_string(error.error_class)}).inc();
   log_.error("idempotency store failed", {{"chargeId", c.id.value()},
                                           {"messageId", MessageScope::current()},
-                                          {"operation", operation},
-                                          {"kind", kind_label(error.kind)},
+                                          {"operation", idem::to_string(operation)},
+                                          {"kind", to_string(error.error_class)},
                                           {"code", error.code},
-                                          {"detail", error.message}});
+                                          {"detail", error.message},
+                                          {"ambiguous", error.ambiguous}});
 }
 
-void Telemetry::fenced(const charge::Charge& c, std::string_view operation) {
-  fenced_.with({operation}).inc();
+void Telemetry::fenced(const charge::Charge& c, idem::StoreOperation operation) {
+  fenced_.with({idem::to_string(operation)}).inc();
   log_.error("claim lost to another worker; not acknowledging",
              {{"chargeId", c.id.value()},
               {"messageId", MessageScope::current()},
-              {"operation", operation}});
+              {"operation", idem::to_string(operation)}});
 }
 
-void Telemetry::recorded(const charge::Charge& c, std::string_view operation) {
+void Telemetry::recorded(const charge::Charge& c, idem::StoreOperation operation) {
   log_.info("recorded", {{"chargeId", c.id.value()},
                          {"messageId", MessageScope::current()},
-                         {"operation", operation}});
+                         {"operation", idem::to_string(operation)}});
 }
 
 void Telemetry::on_received(std::size_t count) {
@@ -139,11 +143,12 @@ void Telemetry::on_received(std::size_t count) {
   received_.with({}).inc(count);
 }
 
-void Telemetry::on_receive_error(const consumer::QueueError& error, Millis delay) {
+void Telemetry::on_receive_error(const Error& error, Millis delay) {
   receive_errors_.with({error.code}).inc();
   log_.warn("receive failed; backing off", {{"code", error.code},
-                                            {"class", consumer::to_string(error.error_class)},
+                                            {"class", to_string(error.error_class)},
                                             {"detail", error.message},
+                                            {"ambiguous", error.ambiguous},
                                             {"backoffMs", delay.count()}});
 }
 
@@ -159,19 +164,22 @@ void Telemetry::on_handler_error(std::string_view message_id, std::string_view w
              {{"messageId", message_id}, {"detail", what}});
 }
 
-void Telemetry::on_dlq_send_failed(std::string_view message_id, const consumer::QueueError& error) {
-  log_.error("DLQ forward failed; message kept for retry",
-             {{"messageId", message_id}, {"code", error.code}, {"detail", error.message}});
+void Telemetry::on_dlq_send_failed(std::string_view message_id, const Error& error) {
+  log_.error("DLQ forward failed; message kept for retry", {{"messageId", message_id},
+                                                            {"code", error.code},
+                                                            {"detail", error.message},
+                                                            {"ambiguous", error.ambiguous}});
 }
 
 void Telemetry::on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
-                                      const consumer::QueueError& error, bool final) {
+                                      const Error& error, bool final) {
   batch_failures_.with({consumer::to_string(action), final ? "true" : "false"}).inc();
   log_.log(final ? obs::LogLevel::Error : obs::LogLevel::Warn, "batch entry failed",
            {{"messageId", message_id},
             {"action", consumer::to_string(action)},
             {"code", error.code},
             {"detail", error.message},
+            {"ambiguous", error.ambiguous},
             {"final", final}});
 }
 
@@ -180,10 +188,11 @@ void Telemetry::on_heartbeat(std::string_view message_id, bool extended) {
   if (!extended) log_.warn("heartbeat found the claim gone", {{"messageId", message_id}});
 }
 
-void Telemetry::on_heartbeat_visibility_failed(std::string_view message_id,
-                                               const consumer::QueueError& error) {
-  log_.warn("heartbeat could not extend visibility",
-            {{"messageId", message_id}, {"code", error.code}, {"detail", error.message}});
+void Telemetry::on_heartbeat_visibility_failed(std::string_view message_id, const Error& error) {
+  log_.warn("heartbeat could not extend visibility", {{"messageId", message_id},
+                                                      {"code", error.code},
+                                                      {"detail", error.message},
+                                                      {"ambiguous", error.ambiguous}});
 }
 
 void Telemetry::on_in_flight(std::size_t count) {

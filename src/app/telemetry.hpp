@@ -36,23 +36,22 @@ class Telemetry final : public application::ChargeObserver,
   void debit_finished(const charge::Charge& c, const charge::DebitResult& result) override;
   void notification_finished(const charge::Charge& c,
                              const charge::NotificationResult& result) override;
-  void store_failed(const charge::Charge& c, std::string_view operation,
-                    const idem::StoreError& error) override;
-  void fenced(const charge::Charge& c, std::string_view operation) override;
-  void recorded(const charge::Charge& c, std::string_view operation) override;
+  void store_failed(const charge::Charge& c, idem::StoreOperation operation,
+                    const Error& error) override;
+  void fenced(const charge::Charge& c, idem::StoreOperation operation) override;
+  void recorded(const charge::Charge& c, idem::StoreOperation operation) override;
 
   // ListenerObserver
   void on_received(std::size_t count) override;
-  void on_receive_error(const consumer::QueueError& error, Millis delay) override;
+  void on_receive_error(const Error& error, Millis delay) override;
   void on_disposition(consumer::DispositionKind kind, std::string_view reason,
                       Millis processing_time) override;
   void on_handler_error(std::string_view message_id, std::string_view what) override;
-  void on_dlq_send_failed(std::string_view message_id, const consumer::QueueError& error) override;
+  void on_dlq_send_failed(std::string_view message_id, const Error& error) override;
   void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
-                             const consumer::QueueError& error, bool final) override;
+                             const Error& error, bool final) override;
   void on_heartbeat(std::string_view message_id, bool extended) override;
-  void on_heartbeat_visibility_failed(std::string_view message_id,
-                                      const consumer::QueueError& error) override;
+  void on_heartbeat_visibility_failed(std::string_view message_id, const Error& error) override;
   void on_in_flight(std::size_t count) override;
   void on_returned_unstarted(std::size_t count) override;
   void on_grace_exceeded(std::size_t still_running) override;

@@ -2,12 +2,11 @@
 // metrics. Every hook defaults to nothing so a test overrides only what it checks.
 #pragma once
 
-#include <string_view>
-
+#include "core/error.hpp"
 #include "domain/charge.hpp"
 #include "domain/ports.hpp"
 #include "idempotency/claim_record.hpp"
-#include "idempotency/store_error.hpp"
+#include "idempotency/idempotency_store.hpp"
 
 namespace ic::application {
 
@@ -18,13 +17,12 @@ class ChargeObserver {
   virtual void claim_decided(const charge::Charge&, const idem::ClaimResult&) {}
   virtual void debit_finished(const charge::Charge&, const charge::DebitResult&) {}
   virtual void notification_finished(const charge::Charge&, const charge::NotificationResult&) {}
-  // A store call failed after the store's own retries; `operation` is claim, complete, ...
-  virtual void store_failed(const charge::Charge&, std::string_view /*operation*/,
-                            const idem::StoreError&) {}
+  // A store call failed after the store's own retries.
+  virtual void store_failed(const charge::Charge&, idem::StoreOperation, const Error&) {}
   // Our complete/fail/release was refused because another worker holds the claim now.
-  virtual void fenced(const charge::Charge&, std::string_view /*operation*/) {}
+  virtual void fenced(const charge::Charge&, idem::StoreOperation) {}
   // complete or fail took effect.
-  virtual void recorded(const charge::Charge&, std::string_view /*operation*/) {}
+  virtual void recorded(const charge::Charge&, idem::StoreOperation) {}
 };
 
 }  // namespace ic::application

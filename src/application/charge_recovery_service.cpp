@@ -12,6 +12,7 @@ namespace {
 
 using charge::Charge;
 using charge::Debited;
+using charge::DebitMisconfigured;
 using charge::DebitRejected;
 using charge::DebitUnavailable;
 using charge::NotificationFailed;
@@ -23,6 +24,7 @@ using consumer::DeadLetter;
 using consumer::Disposition;
 using consumer::RetryLater;
 using idem::ClaimOutcome;
+using idem::StoreOperation;
 using idem::WriteOutcome;
 
 // Stops the heartbeat on every path out of the effect, before the final write.
@@ -75,7 +77,7 @@ Disposition ChargeRecoveryService::handle(const Delivery& delivery,
                               .now = clock_.now(),
                               .lease = config_.lease});
   if (!result) {
-    observer_.store_failed(delivery.charge, "claim", result.error());
+    observer_.store_failed(delivery.charge, StoreOperation::Claim, result.error());
     return RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"};
   }
   observer_.claim_decided(delivery.charge, *result);
@@ -136,6 +138,12 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
                           heartbeat_scope.stop();
                           return give_back(delivery, claim);
                         },
+                        // Never recorded FAILED: retried like an unavailable bank until the
+                        // queue dead-letters it and an operator redrives it after the fix.
+                        [&](const DebitMisconfigured&) {
+                          heartbeat_scope.stop();
+                          return give_back(delivery, claim);
+                        },
                     },
                     debit);
 }
@@ -155,7 +163,7 @@ Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debite
   auto written = store_.complete(
       claim.key, claim.token,
       {.status = std::string(to_string(status)), .result_ref = debited.debit_ref}, clock_.now());
-  return after_final_write(claim, "complete", written, Ack{});
+  return after_final_write(claim, StoreOperation::Complete, written, Ack{});
 }
 
 Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
@@ -165,7 +173,7 @@ Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
                   {.status = std::string(to_string(charge::ChargeStatus::FailedPermanent)),
                    .reason = rejected.code},
                   clock_.now());
-  return after_final_write(claim, "fail", written,
+  return after_final_write(claim, StoreOperation::Fail, written,
                            dead_letter(charge::dlq_reason::kPermanentDebitFailure,
                                        "bank refused the debit: " + rejected.code, claim.charge));
 }
@@ -174,16 +182,16 @@ Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Cla
   // Releasing lets the redelivery reclaim at once; the bank dedupes the repeated debit.
   auto released = store_.release(claim.key, claim.token);
   if (!released) {
-    observer_.store_failed(claim.charge, "release", released.error());
+    observer_.store_failed(claim.charge, StoreOperation::Release, released.error());
   } else if (*released == WriteOutcome::Fenced) {
-    observer_.fenced(claim.charge, "release");
+    observer_.fenced(claim.charge, StoreOperation::Release);
   }
   return RetryLater{transient_backoff(delivery.receive_count), "debit_unavailable"};
 }
 
 Disposition ChargeRecoveryService::after_final_write(
-    const Claim& claim, std::string_view operation,
-    const std::expected<WriteOutcome, idem::StoreError>& written, Disposition on_written) {
+    const Claim& claim, StoreOperation operation, const std::expected<WriteOutcome, Error>& written,
+    Disposition on_written) {
   if (!written) {
     // Our claim is still recorded as ours; a redelivery reclaims it once the lease ends and the
     // bank answers the repeated debit from its idempotency record.

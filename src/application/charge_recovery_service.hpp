@@ -65,9 +65,9 @@ class ChargeRecoveryService {
   consumer::Disposition record_rejection(const Claim& claim, const charge::DebitRejected& rejected);
   consumer::Disposition give_back(const Delivery& delivery, const Claim& claim);
   // Maps the outcome of complete/fail: written → `on_written`, fenced or failed → no ack.
-  consumer::Disposition after_final_write(
-      const Claim& claim, std::string_view operation,
-      const std::expected<idem::WriteOutcome, idem::StoreError>&, consumer::Disposition on_written);
+  consumer::Disposition after_final_write(const Claim& claim, idem::StoreOperation operation,
+                                          const std::expected<idem::WriteOutcome, Error>&,
+                                          consumer::Disposition on_written);
 
   idem::IdempotencyStore& store_;
   charge::AccountDebitPort& bank_;

@@ -1,26 +1,18 @@
-// Errors at the AWS boundary, classified the way the SDKs' standard retry mode does.
+// An AWS failure: the shared ic::Error (its class set the way the SDKs' standard retry mode
+// classifies) plus what only the AWS layer reads. An AwsError is an ic::Error, so the SQS and
+// DynamoDB adapters hand it on as their port's error as it is; the extra fields stay here.
 #pragma once
 
 #include <string>
 
+#include "core/error.hpp"
+
 namespace ic::aws {
 
-enum class ErrorClass {
-  Retryable,   // 5xx, timeouts, connection failures, transient service errors
-  Throttling,  // Throttling, ThrottlingException, ProvisionedThroughputExceededException, ...
-  Permanent,   // 4xx client errors: validation, access denied, bad signature, not found
-};
-
-struct AwsError {
-  ErrorClass error_class = ErrorClass::Retryable;
-  std::string code;      // error type after '#', e.g. ConditionalCheckFailedException;
-                         // for transport failures: CouldNotConnect, TimeoutBeforeSend,
-                         // TimeoutAfterSend, http::TransportError
-  std::string message;   // never contains a credential or a signature
-  long http_status = 0;  // 0 when no response arrived
-  // True when the request may have taken effect although we saw a failure (timed out after
-  // sending, or the connection dropped mid-response): a conditional write must be re-checked.
-  bool ambiguous = false;
+// `code` is the error type after '#', e.g. ConditionalCheckFailedException; for transport
+// failures CouldNotConnect, TimeoutBeforeSend, TimeoutAfterSend or TransportError.
+struct AwsError : Error {
+  long http_status = 0;       // 0 when no response arrived
   std::string response_body;  // raw body of an error reply (e.g. carries Item for ALL_OLD)
 };
 

@@ -40,18 +40,18 @@ std::expected<Credentials, AwsError> CredentialsChain::fetch(Instant now) {
   auto result = active_ ? providers_[*active_].provider->credentials() : search();
   if (result && result->expiration && *result->expiration <= now) {
     return std::unexpected(
-        AwsError{.error_class = ErrorClass::Retryable,
-                 .code = "InvalidCredentials",
-                 .message = fmt::format("{}: served credentials that have already expired",
-                                        providers_[active_.value_or(0)].name)});
+        AwsError{{.error_class = ErrorClass::Retryable,
+                  .code = "InvalidCredentials",
+                  .message = fmt::format("{}: served credentials that have already expired",
+                                         providers_[active_.value_or(0)].name)}});
   }
   return result;
 }
 
 std::expected<Credentials, AwsError> CredentialsChain::search() {
-  AwsError error{.error_class = ErrorClass::Permanent,
-                 .code = "CredentialsNotFound",
-                 .message = "no credentials provider answered:"};
+  AwsError error{{.error_class = ErrorClass::Permanent,
+                  .code = "CredentialsNotFound",
+                  .message = "no credentials provider answered:"}};
   for (std::size_t i = 0; i < providers_.size(); ++i) {
     auto result = providers_[i].provider->credentials();
     if (result) {

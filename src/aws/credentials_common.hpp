@@ -23,16 +23,16 @@ namespace ic::aws {
 // The provider is not configured here (variables unset, no profile, no endpoint): the chain
 // moves on to the next provider.
 [[nodiscard]] inline AwsError credentials_not_found(std::string message) {
-  return {.error_class = ErrorClass::Permanent,
-          .code = "CredentialsNotFound",
-          .message = std::move(message)};
+  return {{.error_class = ErrorClass::Permanent,
+           .code = "CredentialsNotFound",
+           .message = std::move(message)}};
 }
 
 // The provider is configured but what it holds or serves is unusable.
 [[nodiscard]] inline AwsError credentials_invalid(std::string message) {
-  return {.error_class = ErrorClass::Permanent,
-          .code = "InvalidCredentials",
-          .message = std::move(message)};
+  return {{.error_class = ErrorClass::Permanent,
+           .code = "InvalidCredentials",
+           .message = std::move(message)}};
 }
 
 }  // namespace ic::aws

@@ -44,17 +44,17 @@ std::expected<http::HttpResponse, AwsError> fetch(http::HttpTransport& transport
                                                   std::string_view source) {
   auto response = transport.send(request, kMetadataTimeouts);
   if (!response) {
-    return std::unexpected(
-        AwsError{.error_class = ErrorClass::Retryable,
-                 .code = "CredentialsFetchFailed",
-                 .message = fmt::format("{}: {}", source, failure_name(response.error().failure))});
+    return std::unexpected(AwsError{
+        {.error_class = ErrorClass::Retryable,
+         .code = "CredentialsFetchFailed",
+         .message = fmt::format("{}: {}", source, failure_name(response.error().failure))}});
   }
   if (response->status < 200 || response->status > 299) {
     return std::unexpected(AwsError{
-        .error_class = response->status >= 500 ? ErrorClass::Retryable : ErrorClass::Permanent,
-        .code = "CredentialsFetchFailed",
-        .message = fmt::format("{}: HTTP {}", source, response->status),
-        .http_status = response->status});
+        {.error_class = response->status >= 500 ? ErrorClass::Retryable : ErrorClass::Permanent,
+         .code = "CredentialsFetchFailed",
+         .message = fmt::format("{}: HTTP {}", source, response->status)},
+        response->status});
   }
   return std::move(*response);
 }

@@ -102,15 +102,13 @@ AwsError map_transport_error(const http::TransportError& error) {
     }
     return "TransportError";
   };
-  return AwsError{.error_class = ErrorClass::Retryable,
-                  .code = code_of(error.failure),
-                  .message = error.detail,
-                  .http_status = 0,
-                  .ambiguous = error.ambiguous(),
-                  .response_body = {}};
+  return AwsError{{.error_class = ErrorClass::Retryable,
+                   .code = code_of(error.failure),
+                   .message = error.detail,
+                   .ambiguous = error.ambiguous()}};
 }
 
-bool is_clock_skew_error(const AwsError& error) {
+bool is_clock_skew_error(const Error& error) {
   if (error.code == "RequestTimeTooSkewed" || error.code == "RequestExpired" ||
       error.code == "RequestInTheFuture") {
     return true;

@@ -28,7 +28,7 @@ namespace ic::aws {
 
 // Errors caused by our clock disagreeing with the service's (RequestTimeTooSkewed,
 // RequestExpired, signature errors that say the signature is expired or not yet current).
-[[nodiscard]] bool is_clock_skew_error(const AwsError& error);
+[[nodiscard]] bool is_clock_skew_error(const Error& error);
 
 // Parses an RFC 1123 HTTP date ("Sun, 06 Nov 1994 08:49:37 GMT").
 [[nodiscard]] std::optional<std::chrono::system_clock::time_point> parse_http_date(

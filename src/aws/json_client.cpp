@@ -26,12 +26,12 @@ JsonClientHooks with_defaults(JsonClientHooks hooks) {
 
 AwsError malformed_reply(const http::HttpResponse& response, std::string_view what) {
   // The service answered 2xx, so a write has happened: the caller must treat it as unknown.
-  return AwsError{.error_class = ErrorClass::Retryable,
-                  .code = "MalformedResponse",
-                  .message = std::string(what),
-                  .http_status = response.status,
-                  .ambiguous = true,
-                  .response_body = response.body};
+  return AwsError{{.error_class = ErrorClass::Retryable,
+                   .code = "MalformedResponse",
+                   .message = std::string(what),
+                   .ambiguous = true},
+                  response.status,
+                  response.body};
 }
 
 }  // namespace

@@ -53,13 +53,13 @@ bool is_timeout_code(std::string_view code) {
 RetryPolicy::RetryPolicy(RetryConfig config, Random& random)
     : config_(config), random_(random), tokens_(config.initial_tokens) {}
 
-std::chrono::milliseconds RetryPolicy::backoff(const AwsError& error, int attempt) const {
+std::chrono::milliseconds RetryPolicy::backoff(const Error& error, int attempt) const {
   const auto base = error.error_class == ErrorClass::Throttling ? config_.throttling_base
                                                                 : config_.transient_base;
   return backoff_delay(attempt - 1, base, config_.max_backoff, Jitter::Full, random_);
 }
 
-std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const AwsError& error, int attempt,
+std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const Error& error, int attempt,
                                                                  RetryAttempt& state) {
   if (error.error_class == ErrorClass::Permanent || attempt >= config_.max_attempts) {
     return std::nullopt;

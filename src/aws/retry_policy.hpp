@@ -23,7 +23,7 @@
 #include <mutex>
 #include <optional>
 
-#include "aws/aws_error.hpp"
+#include "core/error.hpp"
 #include "core/random.hpp"
 
 namespace ic::aws {
@@ -62,15 +62,14 @@ class RetryPolicy {
   // Decides after failed attempt number `attempt` (1-based): the delay before the next
   // attempt, or nullopt when the error is permanent, attempts are exhausted or the quota
   // cannot pay for the retry. Takes the retry's cost from the quota when it says yes.
-  [[nodiscard]] std::optional<std::chrono::milliseconds> on_failure(const AwsError& error,
-                                                                    int attempt,
+  [[nodiscard]] std::optional<std::chrono::milliseconds> on_failure(const Error& error, int attempt,
                                                                     RetryAttempt& state);
 
   // Refunds the quota after a call succeeded.
   void on_success(const RetryAttempt& state);
 
   // The full-jitter backoff before attempt `attempt + 1`, always within [0, max_backoff].
-  [[nodiscard]] std::chrono::milliseconds backoff(const AwsError& error, int attempt) const;
+  [[nodiscard]] std::chrono::milliseconds backoff(const Error& error, int attempt) const;
 
   [[nodiscard]] int tokens() const;
   [[nodiscard]] const RetryConfig& config() const { return config_; }

@@ -7,13 +7,13 @@ namespace ic::consumer {
 
 namespace {
 
-[[nodiscard]] std::expected<BatchResult, QueueError> call(QueuePort& queue,
-                                                          std::span<const DeleteEntry> entries) {
+[[nodiscard]] std::expected<BatchResult, Error> call(QueuePort& queue,
+                                                     std::span<const DeleteEntry> entries) {
   return queue.delete_batch(entries);
 }
 
-[[nodiscard]] std::expected<BatchResult, QueueError> call(
-    QueuePort& queue, std::span<const VisibilityEntry> entries) {
+[[nodiscard]] std::expected<BatchResult, Error> call(QueuePort& queue,
+                                                     std::span<const VisibilityEntry> entries) {
   return queue.change_visibility_batch(entries);
 }
 
@@ -21,9 +21,9 @@ namespace {
 // count as failed so that nothing is silently taken for done.
 [[nodiscard]] EntryResult answer_at(const BatchResult& reply, std::size_t i) {
   if (i < reply.size()) return reply[i];
-  return std::unexpected(QueueError{.error_class = ErrorClass::Retryable,
-                                    .code = "MissingBatchEntry",
-                                    .message = "batch reply did not answer this entry"});
+  return std::unexpected(Error{.error_class = ErrorClass::Retryable,
+                               .code = "MissingBatchEntry",
+                               .message = "batch reply did not answer this entry"});
 }
 
 }  // namespace

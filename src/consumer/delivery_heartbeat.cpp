@@ -30,7 +30,7 @@ void DeliveryHeartbeat::start(std::function<bool()> extend_claim, Millis lease) 
     } else if (reply->empty() || !reply->front()) {
       observer.on_heartbeat_visibility_failed(
           entry.message_id,
-          reply->empty() ? QueueError{.code = "MissingBatchEntry"} : reply->front().error());
+          reply->empty() ? Error{.code = "MissingBatchEntry"} : reply->front().error());
     }
     return true;  // a missed visibility change is retried at the next tick
   };

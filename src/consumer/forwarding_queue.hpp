@@ -5,9 +5,9 @@
 //   class NoDeadLetters final : public consumer::ForwardingQueue {
 //    public:
 //     using ForwardingQueue::ForwardingQueue;
-//     std::expected<void, QueueError> send_to_dlq(std::string_view,
+//     std::expected<void, Error> send_to_dlq(std::string_view,
 //                                                 const MessageAttributes&) override {
-//       return std::unexpected(QueueError{.error_class = ErrorClass::Permanent});
+//       return std::unexpected(Error{.error_class = ErrorClass::Permanent});
 //     }
 //   };
 #pragma once
@@ -24,19 +24,19 @@ class ForwardingQueue : public QueuePort {
 
   [[nodiscard]] QueuePort& target() const { return target_; }
 
-  [[nodiscard]] std::expected<std::vector<Message>, QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override {
     return target_.receive(max_messages, wait);
   }
-  [[nodiscard]] std::expected<BatchResult, QueueError> delete_batch(
+  [[nodiscard]] std::expected<BatchResult, Error> delete_batch(
       std::span<const DeleteEntry> entries) override {
     return target_.delete_batch(entries);
   }
-  [[nodiscard]] std::expected<BatchResult, QueueError> change_visibility_batch(
+  [[nodiscard]] std::expected<BatchResult, Error> change_visibility_batch(
       std::span<const VisibilityEntry> entries) override {
     return target_.change_visibility_batch(entries);
   }
-  [[nodiscard]] std::expected<void, QueueError> send_to_dlq(
+  [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const MessageAttributes& attributes) override {
     return target_.send_to_dlq(body, attributes);
   }

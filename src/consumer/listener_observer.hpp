@@ -26,7 +26,7 @@ class ListenerObserver {
 
   virtual void on_received(std::size_t /*count*/) {}
   // After backing off `delay` because receive failed.
-  virtual void on_receive_error(const QueueError& /*error*/, Millis /*delay*/) {}
+  virtual void on_receive_error(const Error& /*error*/, Millis /*delay*/) {}
   // The handler decided; `reason` is RetryLater::reason or DeadLetter::reason (empty for Ack).
   virtual void on_disposition(DispositionKind /*kind*/, std::string_view /*reason*/,
                               Millis /*processing_time*/) {}
@@ -34,16 +34,16 @@ class ListenerObserver {
   // visibility timeout.
   virtual void on_handler_error(std::string_view /*message_id*/, std::string_view /*what*/) {}
   // Forwarding to the DLQ failed; the message is not deleted and is retried later.
-  virtual void on_dlq_send_failed(std::string_view /*message_id*/, const QueueError& /*error*/) {}
+  virtual void on_dlq_send_failed(std::string_view /*message_id*/, const Error& /*error*/) {}
   // One entry of a batch failed. `final` is false when it will be retried once more; a final
   // failed delete means the message will be delivered again.
   virtual void on_batch_entry_failed(BatchAction /*action*/, std::string_view /*message_id*/,
-                                     const QueueError& /*error*/, bool /*final*/) {}
+                                     const Error& /*error*/, bool /*final*/) {}
   virtual void on_batch_sent(BatchAction /*action*/, std::size_t /*entries*/) {}
   // A heartbeat tick: `extended` is false when extend_claim said the claim is gone.
   virtual void on_heartbeat(std::string_view /*message_id*/, bool /*extended*/) {}
   virtual void on_heartbeat_visibility_failed(std::string_view /*message_id*/,
-                                              const QueueError& /*error*/) {}
+                                              const Error& /*error*/) {}
   // Gauge: handlers running now. Called under the container's lock, in order.
   virtual void on_in_flight(std::size_t /*count*/) {}
   // Received but never started (shutdown): handed back with visibility 0.

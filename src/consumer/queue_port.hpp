@@ -16,25 +16,10 @@
 #include <string_view>
 #include <vector>
 
+#include "core/error.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
-
-// What the caller should do about a failure (same meaning as the AWS SDKs' retry classes).
-enum class ErrorClass {
-  Retryable,   // transient (5xx, timeout, connection, InternalError entry): retry with backoff
-  Throttling,  // the service asked us to slow down: retry with a longer backoff
-  Permanent,   // will not succeed as sent (bad receipt handle, access denied, missing queue)
-};
-
-[[nodiscard]] std::string_view to_string(ErrorClass error_class);
-
-struct QueueError {
-  ErrorClass error_class = ErrorClass::Retryable;
-  std::string code;     // e.g. ReceiptHandleIsInvalid, AWS.SimpleQueueService.NonExistentQueue
-  std::string message;  // human-readable, never contains a credential
-  [[nodiscard]] bool retryable() const { return error_class != ErrorClass::Permanent; }
-};
 
 // A message attribute. SQS types are String, Number and Binary (with optional ".suffix");
 // Binary values are carried base64-encoded, as on the wire.
@@ -72,7 +57,7 @@ struct VisibilityEntry {
 // Per-entry answer of a batch call, by POSITION: result[i] answers entries[i]. Entries are
 // never matched by message id, because a standard queue may hand out one message twice in a
 // single receive and both deliveries can then sit in the same batch.
-using EntryResult = std::expected<void, QueueError>;
+using EntryResult = std::expected<void, Error>;
 using BatchResult = std::vector<EntryResult>;
 
 inline constexpr std::size_t kMaxBatchEntries = 10;           // SQS limit per batch call
@@ -84,27 +69,28 @@ inline constexpr std::chrono::seconds kMaxVisibility{43200};  // 12 hours, SQS l
 // Ownership: the port copies what it needs; spans and views need only live for the call.
 // Blocking: receive() blocks up to `wait` (long poll) and may return fewer messages than
 // asked, or none; every other call blocks for one round trip (plus the port's own retries).
-// Errors: an error of the whole call means no entry is known to have taken effect; a
-// BatchResult means the call was answered and each entry has its own outcome.
+// Errors: an error of the whole call means no entry is known to have taken effect (an
+// `ambiguous` one: some may have); a BatchResult means the call was answered and each entry
+// has its own outcome.
 class QueuePort {
  public:
   virtual ~QueuePort() = default;
 
   // Up to `max_messages` (1..10) deliveries, each with ApproximateReceiveCount, SentTimestamp
   // and all message attributes.
-  [[nodiscard]] virtual std::expected<std::vector<Message>, QueueError> receive(
+  [[nodiscard]] virtual std::expected<std::vector<Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) = 0;
 
   // At most kMaxBatchEntries entries; the result has exactly entries.size() elements.
-  [[nodiscard]] virtual std::expected<BatchResult, QueueError> delete_batch(
+  [[nodiscard]] virtual std::expected<BatchResult, Error> delete_batch(
       std::span<const DeleteEntry> entries) = 0;
 
   // At most kMaxBatchEntries entries; the result has exactly entries.size() elements.
-  [[nodiscard]] virtual std::expected<BatchResult, QueueError> change_visibility_batch(
+  [[nodiscard]] virtual std::expected<BatchResult, Error> change_visibility_batch(
       std::span<const VisibilityEntry> entries) = 0;
 
   // Sends `body` unchanged to the dead-letter queue with `attributes`.
-  [[nodiscard]] virtual std::expected<void, QueueError> send_to_dlq(
+  [[nodiscard]] virtual std::expected<void, Error> send_to_dlq(
       std::string_view body, const MessageAttributes& attributes) = 0;
 };
 

@@ -20,7 +20,14 @@ struct DebitRejected {  // a business refusal: final for this charge
 struct DebitUnavailable {  // 5xx, timeout, connection: the outcome is unknown, retry is safe
   std::string detail;
 };
-using DebitResult = std::variant<Debited, DebitRejected, DebitUnavailable>;
+// Our request or configuration is wrong, not the charge (the bank refused the call itself, or
+// we refused to send it). Never final: recording FAILED would be final and wrong, so it is
+// retried like DebitUnavailable until the queue dead-letters the message; an operator fixes
+// the cause and redrives it.
+struct DebitMisconfigured {
+  std::string detail;
+};
+using DebitResult = std::variant<Debited, DebitRejected, DebitUnavailable, DebitMisconfigured>;
 
 // Debits a customer's account through core banking.
 // Contract: the bank applies at most one debit per idempotency key and answers a repeated key

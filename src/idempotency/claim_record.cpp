@@ -43,14 +43,20 @@ std::string_view to_string(WriteOutcome outcome) {
   return outcome == WriteOutcome::Written ? "WRITTEN" : "FENCED";
 }
 
-std::string_view to_string(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::Retryable:
-      return "retryable";
-    case ErrorKind::Throttling:
-      return "throttling";
-    case ErrorKind::Permanent:
-      return "permanent";
+std::string_view to_string(StoreOperation operation) {
+  switch (operation) {
+    case StoreOperation::Claim:
+      return "claim";
+    case StoreOperation::Complete:
+      return "complete";
+    case StoreOperation::Fail:
+      return "fail";
+    case StoreOperation::Extend:
+      return "extend";
+    case StoreOperation::Release:
+      return "release";
+    case StoreOperation::Get:
+      return "get";
   }
   return "unknown";
 }

@@ -5,7 +5,7 @@
 //   class CountingClaims final : public idem::ForwardingStore {
 //    public:
 //     using ForwardingStore::ForwardingStore;
-//     std::expected<ClaimResult, StoreError> claim(const ClaimRequest& r) override {
+//     std::expected<ClaimResult, Error> claim(const ClaimRequest& r) override {
 //       ++claims;
 //       return ForwardingStore::claim(r);
 //     }
@@ -25,31 +25,31 @@ class ForwardingStore : public IdempotencyStore {
 
   [[nodiscard]] IdempotencyStore& target() const { return target_; }
 
-  [[nodiscard]] std::expected<ClaimResult, StoreError> claim(const ClaimRequest& request) override {
+  [[nodiscard]] std::expected<ClaimResult, Error> claim(const ClaimRequest& request) override {
     return target_.claim(request);
   }
-  [[nodiscard]] std::expected<WriteOutcome, StoreError> complete(std::string_view key,
-                                                                 std::string_view token,
-                                                                 const Completion& completion,
-                                                                 Instant now) override {
+  [[nodiscard]] std::expected<WriteOutcome, Error> complete(std::string_view key,
+                                                            std::string_view token,
+                                                            const Completion& completion,
+                                                            Instant now) override {
     return target_.complete(key, token, completion, now);
   }
-  [[nodiscard]] std::expected<WriteOutcome, StoreError> fail(std::string_view key,
-                                                             std::string_view token,
-                                                             const Failure& failure,
-                                                             Instant now) override {
+  [[nodiscard]] std::expected<WriteOutcome, Error> fail(std::string_view key,
+                                                        std::string_view token,
+                                                        const Failure& failure,
+                                                        Instant now) override {
     return target_.fail(key, token, failure, now);
   }
-  [[nodiscard]] std::expected<WriteOutcome, StoreError> extend(std::string_view key,
-                                                               std::string_view token,
-                                                               Instant new_lease_until) override {
+  [[nodiscard]] std::expected<WriteOutcome, Error> extend(std::string_view key,
+                                                          std::string_view token,
+                                                          Instant new_lease_until) override {
     return target_.extend(key, token, new_lease_until);
   }
-  [[nodiscard]] std::expected<WriteOutcome, StoreError> release(std::string_view key,
-                                                                std::string_view token) override {
+  [[nodiscard]] std::expected<WriteOutcome, Error> release(std::string_view key,
+                                                           std::string_view token) override {
     return target_.release(key, token);
   }
-  [[nodiscard]] std::expected<std::optional<ClaimRecord>, StoreError> get(
+  [[nodiscard]] std::expected<std::optional<ClaimRecord>, Error> get(
       std::string_view key) override {
     return target_.get(key);
   }

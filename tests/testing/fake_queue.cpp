@@ -6,15 +6,13 @@ namespace ic::testing {
 
 using consumer::BatchResult;
 using consumer::DeleteEntry;
-using consumer::ErrorClass;
 using consumer::Message;
 using consumer::MessageAttributes;
-using consumer::QueueError;
 using consumer::VisibilityEntry;
 
 namespace {
 
-QueueError invalid_handle(std::string_view handle) {
+Error invalid_handle(std::string_view handle) {
   return {.error_class = ErrorClass::Permanent,
           .code = "ReceiptHandleIsInvalid",
           .message = "unknown receipt handle " + std::string(handle)};
@@ -48,8 +46,8 @@ FakeQueue::Stored* FakeQueue::by_handle(std::string_view receipt_handle) {
   return &messages_.find(handle->second)->second;
 }
 
-std::expected<std::vector<Message>, QueueError> FakeQueue::receive(int max_messages,
-                                                                   std::chrono::seconds wait) {
+std::expected<std::vector<Message>, Error> FakeQueue::receive(int max_messages,
+                                                              std::chrono::seconds wait) {
   std::unique_lock lock(mutex_);
   receive_requests_.push_back(max_messages);
   const auto deadline = SteadyClock::now() + scaled(wait);
@@ -73,8 +71,7 @@ std::expected<std::vector<Message>, QueueError> FakeQueue::receive(int max_messa
   return out;
 }
 
-std::expected<BatchResult, QueueError> FakeQueue::delete_batch(
-    std::span<const DeleteEntry> entries) {
+std::expected<BatchResult, Error> FakeQueue::delete_batch(std::span<const DeleteEntry> entries) {
   std::lock_guard lock(mutex_);
   delete_calls_.emplace_back(entries.begin(), entries.end());
   BatchResult result;
@@ -89,7 +86,7 @@ std::expected<BatchResult, QueueError> FakeQueue::delete_batch(
   return result;
 }
 
-std::expected<BatchResult, QueueError> FakeQueue::change_visibility_batch(
+std::expected<BatchResult, Error> FakeQueue::change_visibility_batch(
     std::span<const VisibilityEntry> entries) {
   std::lock_guard lock(mutex_);
   visibility_calls_.emplace_back(entries.begin(), entries.end());
@@ -108,8 +105,8 @@ std::expected<BatchResult, QueueError> FakeQueue::change_visibility_batch(
   return result;
 }
 
-std::expected<void, QueueError> FakeQueue::send_to_dlq(std::string_view body,
-                                                       const MessageAttributes& attributes) {
+std::expected<void, Error> FakeQueue::send_to_dlq(std::string_view body,
+                                                  const MessageAttributes& attributes) {
   std::lock_guard lock(mutex_);
   dead_lettered_.push_back({std::string(body), attributes});
   return {};

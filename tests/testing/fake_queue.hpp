@@ -35,13 +35,13 @@ class FakeQueue final : public consumer::QueuePort {
   explicit FakeQueue(Options options) : options_(options) {}
 
   // QueuePort
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
       std::span<const consumer::DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
       std::span<const consumer::VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, consumer::QueueError> send_to_dlq(
+  [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
   // Producer side: enqueues a visible message and returns its message id.

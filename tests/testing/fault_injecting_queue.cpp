@@ -6,43 +6,42 @@ using consumer::BatchResult;
 using consumer::DeleteEntry;
 using consumer::Message;
 using consumer::MessageAttributes;
-using consumer::QueueError;
 using consumer::VisibilityEntry;
 
-std::optional<QueueError> FaultInjectingQueue::take(Fault& fault) {
+std::optional<Error> FaultInjectingQueue::take(Fault& fault) {
   std::lock_guard lock(mutex_);
   if (fault.remaining <= 0) return std::nullopt;
   --fault.remaining;
   return fault.error;
 }
 
-void FaultInjectingQueue::fail_receives(int calls, QueueError error) {
+void FaultInjectingQueue::fail_receives(int calls, Error error) {
   std::lock_guard lock(mutex_);
   receive_ = {calls, std::move(error)};
 }
 
-void FaultInjectingQueue::fail_delete_calls(int calls, QueueError error) {
+void FaultInjectingQueue::fail_delete_calls(int calls, Error error) {
   std::lock_guard lock(mutex_);
   delete_call_ = {calls, std::move(error)};
 }
 
-void FaultInjectingQueue::fail_dlq_sends(int calls, QueueError error) {
+void FaultInjectingQueue::fail_dlq_sends(int calls, Error error) {
   std::lock_guard lock(mutex_);
   dlq_ = {calls, std::move(error)};
 }
 
-void FaultInjectingQueue::fail_delete_entries(int entries, QueueError error) {
+void FaultInjectingQueue::fail_delete_entries(int entries, Error error) {
   std::lock_guard lock(mutex_);
   delete_entry_ = {entries, std::move(error)};
 }
 
-void FaultInjectingQueue::fail_visibility_entries(int entries, QueueError error) {
+void FaultInjectingQueue::fail_visibility_entries(int entries, Error error) {
   std::lock_guard lock(mutex_);
   visibility_entry_ = {entries, std::move(error)};
 }
 
 template <class Entry, class Call>
-std::expected<BatchResult, QueueError> FaultInjectingQueue::with_entry_faults(
+std::expected<BatchResult, Error> FaultInjectingQueue::with_entry_faults(
     std::span<const Entry> entries, Fault& fault, Call call) {
   BatchResult result(entries.size());
   std::vector<Entry> passed;
@@ -64,13 +63,13 @@ std::expected<BatchResult, QueueError> FaultInjectingQueue::with_entry_faults(
   return result;
 }
 
-std::expected<std::vector<Message>, QueueError> FaultInjectingQueue::receive(
-    int max_messages, std::chrono::seconds wait) {
+std::expected<std::vector<Message>, Error> FaultInjectingQueue::receive(int max_messages,
+                                                                        std::chrono::seconds wait) {
   if (auto error = take(receive_)) return std::unexpected(*error);
   return ForwardingQueue::receive(max_messages, wait);
 }
 
-std::expected<BatchResult, QueueError> FaultInjectingQueue::delete_batch(
+std::expected<BatchResult, Error> FaultInjectingQueue::delete_batch(
     std::span<const DeleteEntry> entries) {
   if (auto error = take(delete_call_)) return std::unexpected(*error);
   return with_entry_faults(entries, delete_entry_, [this](std::span<const DeleteEntry> rest) {
@@ -78,7 +77,7 @@ std::expected<BatchResult, QueueError> FaultInjectingQueue::delete_batch(
   });
 }
 
-std::expected<BatchResult, QueueError> FaultInjectingQueue::change_visibility_batch(
+std::expected<BatchResult, Error> FaultInjectingQueue::change_visibility_batch(
     std::span<const VisibilityEntry> entries) {
   return with_entry_faults(entries, visibility_entry_,
                            [this](std::span<const VisibilityEntry> rest) {
@@ -86,8 +85,8 @@ std::expected<BatchResult, QueueError> FaultInjectingQueue::change_visibility_ba
                            });
 }
 
-std::expected<void, QueueError> FaultInjectingQueue::send_to_dlq(
-    std::string_view body, const MessageAttributes& attributes) {
+std::expected<void, Error> FaultInjectingQueue::send_to_dlq(std::string_view body,
+                                                            const MessageAttributes& attributes) {
   if (auto error = take(dlq_)) return std::unexpected(*error);
   return ForwardingQueue::send_to_dlq(body, attributes);
 }

@@ -22,34 +22,34 @@ class FaultInjectingQueue final : public consumer::ForwardingQueue {
   explicit FaultInjectingQueue(consumer::QueuePort& inner) : ForwardingQueue(inner) {}
 
   // Whole calls fail without reaching the inner port.
-  void fail_receives(int calls, consumer::QueueError error);
-  void fail_delete_calls(int calls, consumer::QueueError error);
-  void fail_dlq_sends(int calls, consumer::QueueError error);
+  void fail_receives(int calls, Error error);
+  void fail_delete_calls(int calls, Error error);
+  void fail_dlq_sends(int calls, Error error);
   // Single entries fail (the next `entries` entries, in batch order); they never reach the
   // inner port, the other entries of the batch do.
-  void fail_delete_entries(int entries, consumer::QueueError error);
-  void fail_visibility_entries(int entries, consumer::QueueError error);
+  void fail_delete_entries(int entries, Error error);
+  void fail_visibility_entries(int entries, Error error);
 
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
       std::span<const consumer::DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
       std::span<const consumer::VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, consumer::QueueError> send_to_dlq(
+  [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
  private:
   struct Fault {
     int remaining = 0;
-    consumer::QueueError error;
+    Error error;
   };
 
   // Consumes one occurrence of `fault`; the error while it lasts.
-  [[nodiscard]] std::optional<consumer::QueueError> take(Fault& fault);
+  [[nodiscard]] std::optional<Error> take(Fault& fault);
   // Sends the entries without an injected fault to `call`, and merges the answers by position.
   template <class Entry, class Call>
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> with_entry_faults(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> with_entry_faults(
       std::span<const Entry> entries, Fault& fault, Call call);
 
   std::mutex mutex_;

@@ -19,47 +19,45 @@ class FaultInjectingStore final : public idem::ForwardingStore {
 
   explicit FaultInjectingStore(idem::IdempotencyStore& inner) : ForwardingStore(inner) {}
 
-  // The next `times` calls of `operation` (claim, complete, fail, extend, release, get) fail.
-  void inject(const std::string& operation, Fault fault, int times = 1) {
+  // The next `times` calls of `operation` fail.
+  void inject(idem::StoreOperation operation, Fault fault, int times = 1) {
     std::lock_guard lock(mutex_);
     faults_[operation] = {fault, times};
   }
   // Called before every operation reaches the inner store.
-  std::function<void(std::string_view operation)> before;
+  std::function<void(idem::StoreOperation operation)> before;
 
-  std::expected<idem::ClaimResult, idem::StoreError> claim(
-      const idem::ClaimRequest& request) override {
-    return run("claim", [&] { return ForwardingStore::claim(request); });
+  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override {
+    return run(idem::StoreOperation::Claim, [&] { return ForwardingStore::claim(request); });
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> complete(std::string_view key,
-                                                               std::string_view token,
-                                                               const idem::Completion& completion,
-                                                               Instant now) override {
-    return run("complete", [&] { return ForwardingStore::complete(key, token, completion, now); });
+  std::expected<idem::WriteOutcome, Error> complete(std::string_view key, std::string_view token,
+                                                    const idem::Completion& completion,
+                                                    Instant now) override {
+    return run(idem::StoreOperation::Complete,
+               [&] { return ForwardingStore::complete(key, token, completion, now); });
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> fail(std::string_view key,
-                                                           std::string_view token,
-                                                           const idem::Failure& failure,
-                                                           Instant now) override {
-    return run("fail", [&] { return ForwardingStore::fail(key, token, failure, now); });
+  std::expected<idem::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
+                                                const idem::Failure& failure,
+                                                Instant now) override {
+    return run(idem::StoreOperation::Fail,
+               [&] { return ForwardingStore::fail(key, token, failure, now); });
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> extend(std::string_view key,
-                                                             std::string_view token,
-                                                             Instant until) override {
-    return run("extend", [&] { return ForwardingStore::extend(key, token, until); });
+  std::expected<idem::WriteOutcome, Error> extend(std::string_view key, std::string_view token,
+                                                  Instant until) override {
+    return run(idem::StoreOperation::Extend,
+               [&] { return ForwardingStore::extend(key, token, until); });
   }
-  std::expected<idem::WriteOutcome, idem::StoreError> release(std::string_view key,
-                                                              std::string_view token) override {
-    return run("release", [&] { return ForwardingStore::release(key, token); });
+  std::expected<idem::WriteOutcome, Error> release(std::string_view key,
+                                                   std::string_view token) override {
+    return run(idem::StoreOperation::Release, [&] { return ForwardingStore::release(key, token); });
   }
-  std::expected<std::optional<idem::ClaimRecord>, idem::StoreError> get(
-      std::string_view key) override {
-    return run("get", [&] { return ForwardingStore::get(key); });
+  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override {
+    return run(idem::StoreOperation::Get, [&] { return ForwardingStore::get(key); });
   }
 
  private:
   template <class Call>
-  auto run(const std::string& operation, Call call) -> decltype(call()) {
+  auto run(idem::StoreOperation operation, Call call) -> decltype(call()) {
     if (before) before(operation);
     std::optional<Fault> fault;
     {
@@ -69,7 +67,9 @@ class FaultInjectingStore final : public idem::ForwardingStore {
         fault = it->second.first;
       }
     }
-    const idem::StoreError timeout{idem::ErrorKind::Retryable, "Timeout", "injected " + operation};
+    const Error timeout{.error_class = ErrorClass::Retryable,
+                        .code = "Timeout",
+                        .message = "injected " + std::string(idem::to_string(operation))};
     if (fault == Fault::FailBeforeWrite) return std::unexpected(timeout);
     auto result = call();
     if (fault == Fault::LoseResponse) return std::unexpected(timeout);
@@ -77,7 +77,7 @@ class FaultInjectingStore final : public idem::ForwardingStore {
   }
 
   std::mutex mutex_;
-  std::map<std::string, std::pair<Fault, int>> faults_;
+  std::map<idem::StoreOperation, std::pair<Fault, int>> faults_;
 };
 
 }  // namespace ic::testing

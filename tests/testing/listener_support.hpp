@@ -30,7 +30,7 @@ inline bool eventually(const std::function<bool()>& condition,
 struct EntryFailure {
   consumer::BatchAction action;
   std::string message_id;
-  consumer::QueueError error;
+  Error error;
   bool final;
 };
 
@@ -39,7 +39,7 @@ class RecordingObserver final : public consumer::ListenerObserver {
   void on_received(std::size_t count) override {
     locked([&] { received_ += count; });
   }
-  void on_receive_error(const consumer::QueueError& error, Millis delay) override {
+  void on_receive_error(const Error& error, Millis delay) override {
     locked([&] { receive_errors_.emplace_back(error, delay); });
   }
   void on_disposition(consumer::DispositionKind kind, std::string_view reason, Millis) override {
@@ -48,11 +48,11 @@ class RecordingObserver final : public consumer::ListenerObserver {
   void on_handler_error(std::string_view message_id, std::string_view) override {
     locked([&] { handler_errors_.emplace_back(message_id); });
   }
-  void on_dlq_send_failed(std::string_view message_id, const consumer::QueueError&) override {
+  void on_dlq_send_failed(std::string_view message_id, const Error&) override {
     locked([&] { dlq_failures_.emplace_back(message_id); });
   }
   void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
-                             const consumer::QueueError& error, bool final) override {
+                             const Error& error, bool final) override {
     locked([&] { entry_failures_.push_back({action, std::string(message_id), error, final}); });
   }
   void on_heartbeat(std::string_view, bool extended) override {
@@ -69,9 +69,7 @@ class RecordingObserver final : public consumer::ListenerObserver {
   }
 
   std::size_t received() const { return copy(received_); }
-  std::vector<std::pair<consumer::QueueError, Millis>> receive_errors() const {
-    return copy(receive_errors_);
-  }
+  std::vector<std::pair<Error, Millis>> receive_errors() const { return copy(receive_errors_); }
   std::vector<std::pair<consumer::DispositionKind, std::string>> dispositions() const {
     return copy(dispositions_);
   }
@@ -97,7 +95,7 @@ class RecordingObserver final : public consumer::ListenerObserver {
 
   mutable std::mutex mutex_;
   std::size_t received_ = 0;
-  std::vector<std::pair<consumer::QueueError, Millis>> receive_errors_;
+  std::vector<std::pair<Error, Millis>> receive_errors_;
   std::vector<std::pair<consumer::DispositionKind, std::string>> dispositions_;
   std::vector<std::string> handler_errors_;
   std::vector<std::string> dlq_failures_;

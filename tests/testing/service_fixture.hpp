@@ -15,8 +15,8 @@ namespace ic::testing {
 
 class CountingObserver final : public application::ChargeObserver {
  public:
-  void fenced(const charge::Charge&, std::string_view) override { ++fenced_count; }
-  void store_failed(const charge::Charge&, std::string_view, const idem::StoreError&) override {
+  void fenced(const charge::Charge&, idem::StoreOperation) override { ++fenced_count; }
+  void store_failed(const charge::Charge&, idem::StoreOperation, const Error&) override {
     ++store_failures;
   }
   std::atomic<int> fenced_count{0};

@@ -29,7 +29,7 @@ ClaimResult claim_ok(IdempotencyStore& store, const ClaimRequest& r) {
   return result.value_or(ClaimResult{});
 }
 
-WriteOutcome written(std::expected<WriteOutcome, StoreError> result) {
+WriteOutcome written(std::expected<WriteOutcome, Error> result) {
   EXPECT_TRUE(result.has_value()) << result.error().message;
   return result.value_or(WriteOutcome::Fenced);
 }

@@ -50,8 +50,7 @@ charge::DebitResult map_reply(const http::HttpResponse& reply, const charge::Cha
     return charge::DebitUnavailable{"bank answered an unexpected success " +
                                     describe(reply, charge.account) + "; outcome unknown"};
   }
-  return charge::DebitUnavailable{"client/config error, fix and redrive: bank answered " +
-                                  describe(reply, charge.account)};
+  return charge::DebitMisconfigured{"bank answered " + describe(reply, charge.account)};
 }
 
 }  // namespace
@@ -62,7 +61,7 @@ CoreBankingClient::CoreBankingClient(http::HttpTransport& transport, BankEndpoin
 charge::DebitResult CoreBankingClient::debit(const charge::Charge& charge,
                                              std::string_view idempotency_key) {
   if (!valid_idempotency_key(idempotency_key)) {
-    return charge::DebitUnavailable{"client/config error: invalid idempotency key, not sent"};
+    return charge::DebitMisconfigured{"invalid idempotency key, not sent"};
   }
   const auto reply =
       post_json(transport_, endpoint_, "/v1/debits", idempotency_key, debit_body(charge));

@@ -1,6 +1,6 @@
 // AccountDebitPort over the core-banking HTTP API (docs/design.md §5): POST {base}/v1/debits with
 // the charge's idempotency key, the reply mapped onto Debited / DebitRejected /
-// DebitUnavailable.
+// DebitUnavailable / DebitMisconfigured.
 //
 //   http::CurlHttpTransport transport;
 //   auto endpoint = bank::BankEndpoint::create(core_banking_url, {.connect = 1s, .total = 5s});
@@ -23,11 +23,11 @@
 //                            on the key; a timeout after sending may have committed the debit,
 //                            and the retry then returns the original result.
 //   other 4xx (400, 401, 403, 404, ...) and 1xx/3xx
-//                            DebitUnavailable with a detail starting "client/config error":
-//                            these say OUR request or configuration is wrong, not that the
-//                            charge is. Recording FAILED would be final and wrong, so the
-//                            message keeps being retried until the queue's maxReceiveCount moves
-//                            it to the DLQ, where an operator redrives it after the fix.
+//                            DebitMisconfigured: these say OUR request or configuration is
+//                            wrong, not that the charge is. Recording FAILED would be final and
+//                            wrong, so the message keeps being retried until the queue's
+//                            maxReceiveCount moves it to the DLQ, where an operator redrives it
+//                            after the fix.
 // Detail strings never contain the full account number (see bank_call.hpp's describe()).
 #pragma once
 
@@ -43,7 +43,7 @@ class CoreBankingClient final : public charge::AccountDebitPort {
  public:
   CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint);
 
-  // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: DebitUnavailable.
+  // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: DebitMisconfigured.
   [[nodiscard]] charge::DebitResult debit(const charge::Charge& charge,
                                           std::string_view idempotency_key) override;
 

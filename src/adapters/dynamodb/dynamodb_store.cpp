@@ -7,7 +7,6 @@
 namespace ic::dynamodb {
 namespace {
 
-using idem::StoreError;
 using idem::WriteOutcome;
 
 constexpr std::string_view kConditionFailed = "ConditionalCheckFailedException";
@@ -18,40 +17,21 @@ constexpr std::string_view kConditionFailed = "ConditionalCheckFailedException";
 // round may already be three attempts, and a claim must be decided well within a lease.
 constexpr int kClaimRounds = 2;
 
-StoreError malformed(std::string_view what, const std::string& detail) {
-  return StoreError{.kind = idem::ErrorKind::Permanent,
-                    .code = "MalformedItem",
-                    .message = fmt::format("{}: {}", what, detail)};
+Error malformed(std::string_view what, const std::string& detail) {
+  return Error{.error_class = ErrorClass::Permanent,
+               .code = "MalformedItem",
+               .message = fmt::format("{}: {}", what, detail)};
 }
 
 }  // namespace
 
-StoreError to_store_error(const aws::AwsError& error) {
-  constexpr auto kind_of = [](aws::ErrorClass error_class) {
-    switch (error_class) {
-      case aws::ErrorClass::Retryable:
-        return idem::ErrorKind::Retryable;
-      case aws::ErrorClass::Throttling:
-        return idem::ErrorKind::Throttling;
-      case aws::ErrorClass::Permanent:
-        return idem::ErrorKind::Permanent;
-    }
-    return idem::ErrorKind::Permanent;
-  };
-  return StoreError{
-      .kind = kind_of(error.error_class),
-      .code = error.code,
-      .message = fmt::format("{}{}", error.message,
-                             error.ambiguous ? " (the write may have been applied)" : "")};
-}
-
 DynamoDbIdempotencyStore::DynamoDbIdempotencyStore(aws::JsonClient& client, TableSpec table)
     : client_(client), table_(std::move(table)) {}
 
-std::expected<idem::ClaimResult, StoreError> DynamoDbIdempotencyStore::claim(
+std::expected<idem::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
     const idem::ClaimRequest& request) {
   const auto body = encode_claim(table_, request);
-  std::optional<StoreError> last_error;
+  std::optional<Error> last_error;
   for (int round = 0; round < kClaimRounds; ++round) {
     auto reply = client_.call("UpdateItem", body);
     if (reply) {
@@ -61,8 +41,8 @@ std::expected<idem::ClaimResult, StoreError> DynamoDbIdempotencyStore::claim(
     }
     const aws::AwsError& error = reply.error();
     if (error.code != kConditionFailed) {
-      if (!error.ambiguous) return std::unexpected(to_store_error(error));
-      last_error = to_store_error(error);
+      if (!error.ambiguous) return std::unexpected(error);
+      last_error = error;
       continue;
     }
     auto existing = refusing_record(error, request.key);
@@ -73,14 +53,14 @@ std::expected<idem::ClaimResult, StoreError> DynamoDbIdempotencyStore::claim(
     return idem::ClaimResult{.outcome = idem::classify_refusal(**existing, request.payload_hash),
                              .record = **existing};
   }
-  return std::unexpected(last_error.value_or(StoreError{
-      .kind = idem::ErrorKind::Retryable,
-      .code = "ClaimUndecided",
-      .message =
-          fmt::format("claim of {} not decided after {} rounds", request.key, kClaimRounds)}));
+  return std::unexpected(
+      last_error.value_or(Error{.error_class = ErrorClass::Retryable,
+                                .code = "ClaimUndecided",
+                                .message = fmt::format("claim of {} not decided after {} rounds",
+                                                       request.key, kClaimRounds)}));
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::complete(
+std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::complete(
     std::string_view key, std::string_view token, const idem::Completion& completion, Instant now) {
   return finish(key, token,
                 {.state = idem::ClaimState::Done,
@@ -89,10 +69,10 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::complete(
                  .now = now});
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::fail(std::string_view key,
-                                                                       std::string_view token,
-                                                                       const idem::Failure& failure,
-                                                                       Instant now) {
+std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::fail(std::string_view key,
+                                                                  std::string_view token,
+                                                                  const idem::Failure& failure,
+                                                                  Instant now) {
   return finish(key, token,
                 {.state = idem::ClaimState::Failed,
                  .status = failure.status,
@@ -100,12 +80,12 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::fail(std::stri
                  .now = now});
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::finish(std::string_view key,
-                                                                         std::string_view token,
-                                                                         const FinalWrite& write) {
+std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::finish(std::string_view key,
+                                                                    std::string_view token,
+                                                                    const FinalWrite& write) {
   auto reply = client_.call("UpdateItem", encode_final(table_, key, token, write));
   if (reply) return WriteOutcome::Written;
-  if (reply.error().code != kConditionFailed) return std::unexpected(to_store_error(reply.error()));
+  if (reply.error().code != kConditionFailed) return std::unexpected(reply.error());
   auto existing = refusing_record(reply.error(), key);
   if (!existing) return std::unexpected(existing.error());
   const bool own =
@@ -113,30 +93,30 @@ std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::finish(std::st
   return own ? WriteOutcome::Written : WriteOutcome::Fenced;
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::extend(std::string_view key,
-                                                                         std::string_view token,
-                                                                         Instant new_lease_until) {
+std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::extend(std::string_view key,
+                                                                    std::string_view token,
+                                                                    Instant new_lease_until) {
   return set_lease(key, token, new_lease_until);
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::release(std::string_view key,
-                                                                          std::string_view token) {
+std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::release(std::string_view key,
+                                                                     std::string_view token) {
   return set_lease(key, token, Instant{});
 }
 
-std::expected<WriteOutcome, StoreError> DynamoDbIdempotencyStore::set_lease(std::string_view key,
-                                                                            std::string_view token,
-                                                                            Instant lease_until) {
+std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::set_lease(std::string_view key,
+                                                                       std::string_view token,
+                                                                       Instant lease_until) {
   auto reply = client_.call("UpdateItem", encode_set_lease(table_, key, token, lease_until));
   if (reply) return WriteOutcome::Written;
   if (reply.error().code == kConditionFailed) return WriteOutcome::Fenced;
-  return std::unexpected(to_store_error(reply.error()));
+  return std::unexpected(reply.error());
 }
 
-std::expected<std::optional<idem::ClaimRecord>, StoreError> DynamoDbIdempotencyStore::get(
+std::expected<std::optional<idem::ClaimRecord>, Error> DynamoDbIdempotencyStore::get(
     std::string_view key) {
   auto reply = client_.call("GetItem", encode_get(table_, key));
-  if (!reply) return std::unexpected(to_store_error(reply.error()));
+  if (!reply) return std::unexpected(reply.error());
   auto item = reply->find("Item");
   if (item == reply->end() || item->empty()) return std::nullopt;
   auto record = decode_record(table_, *item);

@@ -12,40 +12,40 @@
 
 namespace ic::dynamodb {
 
-// AwsError -> StoreError: the class decides the kind; an ambiguous failure says so.
-[[nodiscard]] idem::StoreError to_store_error(const aws::AwsError& error);
-
 // Thread-safety: every method may be called concurrently (the JsonClient is thread-safe and
 // the store keeps no mutable state). Ownership: borrows the client, which must outlive it.
 class DynamoDbIdempotencyStore final : public idem::IdempotencyStore {
  public:
   DynamoDbIdempotencyStore(aws::JsonClient& client, TableSpec table);
 
-  [[nodiscard]] std::expected<idem::ClaimResult, idem::StoreError> claim(
+  [[nodiscard]] std::expected<idem::ClaimResult, Error> claim(
       const idem::ClaimRequest& request) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> complete(
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> complete(
       std::string_view key, std::string_view token, const idem::Completion& completion,
       Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> fail(
-      std::string_view key, std::string_view token, const idem::Failure& failure,
-      Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> extend(
-      std::string_view key, std::string_view token, Instant new_lease_until) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> release(
-      std::string_view key, std::string_view token) override;
-  [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, idem::StoreError> get(
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> fail(std::string_view key,
+                                                              std::string_view token,
+                                                              const idem::Failure& failure,
+                                                              Instant now) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> extend(std::string_view key,
+                                                                std::string_view token,
+                                                                Instant new_lease_until) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> release(std::string_view key,
+                                                                 std::string_view token) override;
+  [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, Error> get(
       std::string_view key) override;
 
  private:
-  using Existing = std::expected<std::optional<idem::ClaimRecord>, idem::StoreError>;
+  using Existing = std::expected<std::optional<idem::ClaimRecord>, Error>;
   // The record that refused a conditional write: the ALL_OLD item of the error when the store
   // sent it, else one strongly consistent read.
   [[nodiscard]] Existing refusing_record(const aws::AwsError& error, std::string_view key);
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> finish(std::string_view key,
-                                                                           std::string_view token,
-                                                                           const FinalWrite& write);
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> set_lease(
-      std::string_view key, std::string_view token, Instant lease_until);
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> finish(std::string_view key,
+                                                                std::string_view token,
+                                                                const FinalWrite& write);
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> set_lease(std::string_view key,
+                                                                   std::string_view token,
+                                                                   Instant lease_until);
 
   aws::JsonClient& client_;
   const TableSpec table_;

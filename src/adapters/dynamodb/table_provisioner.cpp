@@ -9,7 +9,7 @@ using nlohmann::json;
 
 constexpr std::string_view kTtlAttribute = "expiresAt";
 
-std::expected<bool, aws::AwsError> create_table(aws::JsonClient& client, std::string_view table) {
+std::expected<bool, Error> create_table(aws::JsonClient& client, std::string_view table) {
   auto reply = client.call(
       "CreateTable", {{"TableName", table},
                       {"AttributeDefinitions", {{{"AttributeName", "pk"}, {"AttributeType", "S"}}}},
@@ -20,9 +20,8 @@ std::expected<bool, aws::AwsError> create_table(aws::JsonClient& client, std::st
   return std::unexpected(reply.error());
 }
 
-std::expected<void, aws::AwsError> wait_until_active(aws::JsonClient& client,
-                                                     std::string_view table,
-                                                     const ProvisionOptions& options) {
+std::expected<void, Error> wait_until_active(aws::JsonClient& client, std::string_view table,
+                                             const ProvisionOptions& options) {
   const Instant deadline = options.clock.now() + options.active_timeout;
   std::string status;
   for (;;) {
@@ -33,14 +32,13 @@ std::expected<void, aws::AwsError> wait_until_active(aws::JsonClient& client,
     if (options.clock.now() >= deadline) break;
     options.sleeper.sleep_for(options.poll_interval);
   }
-  return std::unexpected(
-      aws::AwsError{.error_class = aws::ErrorClass::Retryable,
-                    .code = "TableNotActive",
-                    .message = fmt::format("table {} still {} after {} ms", table, status,
-                                           options.active_timeout.count())});
+  return std::unexpected(Error{.error_class = ErrorClass::Retryable,
+                               .code = "TableNotActive",
+                               .message = fmt::format("table {} still {} after {} ms", table,
+                                                      status, options.active_timeout.count())});
 }
 
-std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::string_view table) {
+std::expected<bool, Error> enable_ttl(aws::JsonClient& client, std::string_view table) {
   auto described = client.call("DescribeTimeToLive", {{"TableName", table}});
   if (!described && described.error().code == "UnknownOperationException") return false;
   if (!described) return std::unexpected(described.error());
@@ -50,11 +48,10 @@ std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::stri
   if ((status == "ENABLED" || status == "ENABLING") && attribute == kTtlAttribute) return true;
   if (status == "ENABLED" || status == "ENABLING") {
     // Only one TTL attribute per table: silently keeping another one would never expire ours.
-    return std::unexpected(aws::AwsError{
-        .error_class = aws::ErrorClass::Permanent,
-        .code = "TtlOnOtherAttribute",
-        .message =
-            fmt::format("table {} has TTL on {}, expected {}", table, attribute, kTtlAttribute)});
+    return std::unexpected(Error{.error_class = ErrorClass::Permanent,
+                                 .code = "TtlOnOtherAttribute",
+                                 .message = fmt::format("table {} has TTL on {}, expected {}",
+                                                        table, attribute, kTtlAttribute)});
   }
   auto updated = client.call(
       "UpdateTimeToLive",
@@ -73,9 +70,9 @@ std::expected<bool, aws::AwsError> enable_ttl(aws::JsonClient& client, std::stri
 
 }  // namespace
 
-std::expected<ProvisionReport, aws::AwsError> provision_table(aws::JsonClient& client,
-                                                              std::string_view table,
-                                                              const ProvisionOptions& options) {
+std::expected<ProvisionReport, Error> provision_table(aws::JsonClient& client,
+                                                      std::string_view table,
+                                                      const ProvisionOptions& options) {
   auto created = create_table(client, table);
   if (!created) return std::unexpected(created.error());
   if (auto active = wait_until_active(client, table, options); !active) {

@@ -11,6 +11,7 @@
 #include <string_view>
 
 #include "aws/json_client.hpp"
+#include "core/error.hpp"
 #include "core/time.hpp"
 
 namespace ic::dynamodb {
@@ -32,7 +33,7 @@ struct ProvisionReport {
 
 // Thread-safety: stateless; concurrent calls (e.g. two `provision` runs) are safe because
 // every step tolerates the other having done it first.
-[[nodiscard]] std::expected<ProvisionReport, aws::AwsError> provision_table(
+[[nodiscard]] std::expected<ProvisionReport, Error> provision_table(
     aws::JsonClient& client, std::string_view table, const ProvisionOptions& options);
 
 }  // namespace ic::dynamodb

@@ -14,7 +14,7 @@ std::int64_t InMemoryIdempotencyStore::expiry_after(Instant now) const {
       .count();
 }
 
-std::expected<idem::ClaimResult, idem::StoreError> InMemoryIdempotencyStore::claim(
+std::expected<idem::ClaimResult, Error> InMemoryIdempotencyStore::claim(
     const idem::ClaimRequest& request) {
   std::lock_guard lock(mutex_);
   auto it = records_.find(request.key);
@@ -65,20 +65,23 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
   return WriteOutcome::Written;
 }
 
-std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::complete(
+std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::complete(
     std::string_view key, std::string_view token, const idem::Completion& completion, Instant now) {
   std::lock_guard lock(mutex_);
   return finish(key, token, ClaimState::Done, completion.status, "", completion.result_ref, now);
 }
 
-std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::fail(
-    std::string_view key, std::string_view token, const idem::Failure& failure, Instant now) {
+std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::fail(std::string_view key,
+                                                                  std::string_view token,
+                                                                  const idem::Failure& failure,
+                                                                  Instant now) {
   std::lock_guard lock(mutex_);
   return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
 }
 
-std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::extend(
-    std::string_view key, std::string_view token, Instant new_lease_until) {
+std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::extend(std::string_view key,
+                                                                    std::string_view token,
+                                                                    Instant new_lease_until) {
   std::lock_guard lock(mutex_);
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) return WriteOutcome::Fenced;
@@ -86,8 +89,8 @@ std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::extend(
   return WriteOutcome::Written;
 }
 
-std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::release(
-    std::string_view key, std::string_view token) {
+std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::release(std::string_view key,
+                                                                     std::string_view token) {
   std::lock_guard lock(mutex_);
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) return WriteOutcome::Fenced;
@@ -95,7 +98,7 @@ std::expected<WriteOutcome, idem::StoreError> InMemoryIdempotencyStore::release(
   return WriteOutcome::Written;
 }
 
-std::expected<std::optional<ClaimRecord>, idem::StoreError> InMemoryIdempotencyStore::get(
+std::expected<std::optional<ClaimRecord>, Error> InMemoryIdempotencyStore::get(
     std::string_view key) {
   std::lock_guard lock(mutex_);
   auto it = records_.find(key);

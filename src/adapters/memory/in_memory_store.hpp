@@ -17,19 +17,21 @@ class InMemoryIdempotencyStore final : public idem::IdempotencyStore {
  public:
   explicit InMemoryIdempotencyStore(std::chrono::seconds retention) : retention_(retention) {}
 
-  [[nodiscard]] std::expected<idem::ClaimResult, idem::StoreError> claim(
+  [[nodiscard]] std::expected<idem::ClaimResult, Error> claim(
       const idem::ClaimRequest& request) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> complete(
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> complete(
       std::string_view key, std::string_view token, const idem::Completion& completion,
       Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> fail(
-      std::string_view key, std::string_view token, const idem::Failure& failure,
-      Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> extend(
-      std::string_view key, std::string_view token, Instant new_lease_until) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, idem::StoreError> release(
-      std::string_view key, std::string_view token) override;
-  [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, idem::StoreError> get(
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> fail(std::string_view key,
+                                                              std::string_view token,
+                                                              const idem::Failure& failure,
+                                                              Instant now) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> extend(std::string_view key,
+                                                                std::string_view token,
+                                                                Instant new_lease_until) override;
+  [[nodiscard]] std::expected<idem::WriteOutcome, Error> release(std::string_view key,
+                                                                 std::string_view token) override;
+  [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, Error> get(
       std::string_view key) override;
 
  private:

@@ -34,36 +34,31 @@ class SqsClient {
  public:
   explicit SqsClient(aws::JsonClient& client) : client_(client) {}
 
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
       std::string_view queue_url, int max_messages, std::chrono::seconds wait);
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
       std::string_view queue_url, std::span<const consumer::DeleteEntry> entries);
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
       std::string_view queue_url, std::span<const consumer::VisibilityEntry> entries);
   // Returns the new message id.
-  [[nodiscard]] std::expected<std::string, consumer::QueueError> send(
-      std::string_view queue_url, const OutgoingMessage& message);
+  [[nodiscard]] std::expected<std::string, Error> send(std::string_view queue_url,
+                                                       const OutgoingMessage& message);
   // Up to 10 messages; per position, the message id or that entry's error.
-  [[nodiscard]] std::expected<std::vector<std::expected<std::string, consumer::QueueError>>,
-                              consumer::QueueError>
-  send_batch(std::string_view queue_url, std::span<const OutgoingMessage> messages);
+  [[nodiscard]] std::expected<std::vector<std::expected<std::string, Error>>, Error> send_batch(
+      std::string_view queue_url, std::span<const OutgoingMessage> messages);
 
-  [[nodiscard]] std::expected<std::string, consumer::QueueError> get_queue_url(
-      std::string_view name);
+  [[nodiscard]] std::expected<std::string, Error> get_queue_url(std::string_view name);
   // Idempotent for identical attributes (SQS answers with the existing queue's URL).
-  [[nodiscard]] std::expected<std::string, consumer::QueueError> create_queue(
+  [[nodiscard]] std::expected<std::string, Error> create_queue(
       std::string_view name, const QueueAttributes& attributes = {});
   // `names` empty means All.
-  [[nodiscard]] std::expected<QueueAttributes, consumer::QueueError> get_queue_attributes(
+  [[nodiscard]] std::expected<QueueAttributes, Error> get_queue_attributes(
       std::string_view queue_url, const std::vector<std::string>& names = {});
-  [[nodiscard]] std::expected<void, consumer::QueueError> set_queue_attributes(
-      std::string_view queue_url, const QueueAttributes& attributes);
-  [[nodiscard]] std::expected<void, consumer::QueueError> purge_queue(std::string_view queue_url);
+  [[nodiscard]] std::expected<void, Error> set_queue_attributes(std::string_view queue_url,
+                                                                const QueueAttributes& attributes);
+  [[nodiscard]] std::expected<void, Error> purge_queue(std::string_view queue_url);
 
  private:
-  [[nodiscard]] std::expected<nlohmann::json, consumer::QueueError> call(
-      std::string_view action, const nlohmann::json& request);
-
   aws::JsonClient& client_;
 };
 
@@ -74,13 +69,13 @@ class SqsQueue final : public consumer::QueuePort {
   SqsQueue(SqsClient& client, std::string queue_url, std::string dlq_url)
       : client_(client), queue_url_(std::move(queue_url)), dlq_url_(std::move(dlq_url)) {}
 
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> receive(
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> delete_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
       std::span<const consumer::DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, consumer::QueueError> change_visibility_batch(
+  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
       std::span<const consumer::VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, consumer::QueueError> send_to_dlq(
+  [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
  private:

@@ -12,12 +12,11 @@ namespace {
 
 using nlohmann::json;
 
-consumer::QueueError malformed(std::string what) {
+Error malformed(std::string what) {
   // A reply we cannot read may come from a proxy or a partial answer; retrying is safe for
   // every call here and the caller backs off.
-  return {.error_class = consumer::ErrorClass::Retryable,
-          .code = "MalformedReply",
-          .message = std::move(what)};
+  return {
+      .error_class = ErrorClass::Retryable, .code = "MalformedReply", .message = std::move(what)};
 }
 
 std::string string_at(const json& object, const char* name) {
@@ -52,7 +51,7 @@ json encode_batch(std::string_view queue_url, std::span<const Entry> entries, Fi
   return {{"QueueUrl", queue_url}, {"Entries", std::move(out_entries)}};
 }
 
-std::expected<consumer::Message, consumer::QueueError> decode_message(const json& item) {
+std::expected<consumer::Message, Error> decode_message(const json& item) {
   if (!item.is_object()) return std::unexpected(malformed("message is not an object"));
   consumer::Message message{.message_id = string_at(item, "MessageId"),
                             .receipt_handle = string_at(item, "ReceiptHandle"),
@@ -86,28 +85,12 @@ std::expected<consumer::Message, consumer::QueueError> decode_message(const json
 
 }  // namespace
 
-consumer::QueueError to_queue_error(const aws::AwsError& error) {
-  const auto error_class = [&] {
-    switch (error.error_class) {
-      case aws::ErrorClass::Retryable:
-        return consumer::ErrorClass::Retryable;
-      case aws::ErrorClass::Throttling:
-        return consumer::ErrorClass::Throttling;
-      case aws::ErrorClass::Permanent:
-        return consumer::ErrorClass::Permanent;
-    }
-    return consumer::ErrorClass::Retryable;
-  }();
-  return {.error_class = error_class, .code = error.code, .message = error.message};
-}
-
-consumer::QueueError entry_error(const json& failed) {
-  consumer::QueueError error{.code = string_at(failed, "Code"),
-                             .message = string_at(failed, "Message")};
+Error entry_error(const json& failed) {
+  Error error{.code = string_at(failed, "Code"), .message = string_at(failed, "Message")};
   if (sender_fault(failed)) {
-    error.error_class = consumer::ErrorClass::Permanent;
+    error.error_class = ErrorClass::Permanent;
   } else if (aws::is_throttling_code(error.code)) {
-    error.error_class = consumer::ErrorClass::Throttling;
+    error.error_class = ErrorClass::Throttling;
   }
   return error;
 }
@@ -124,8 +107,7 @@ json encode_attributes(const consumer::MessageAttributes& attributes) {
   return out;
 }
 
-std::expected<consumer::MessageAttributes, consumer::QueueError> decode_attributes(
-    const json& attributes) {
+std::expected<consumer::MessageAttributes, Error> decode_attributes(const json& attributes) {
   if (!attributes.is_object()) return std::unexpected(malformed("MessageAttributes not an object"));
   consumer::MessageAttributes out;
   for (const auto& [name, value] : attributes.items()) {
@@ -149,8 +131,7 @@ json encode_receive(std::string_view queue_url, int max_messages, std::chrono::s
           {"MessageAttributeNames", json::array({"All"})}};
 }
 
-std::expected<std::vector<consumer::Message>, consumer::QueueError> decode_receive(
-    const json& reply) {
+std::expected<std::vector<consumer::Message>, Error> decode_receive(const json& reply) {
   std::vector<consumer::Message> out;
   auto messages = reply.find("Messages");
   if (messages == reply.end()) return out;  // an empty long poll omits the list
@@ -187,13 +168,12 @@ json encode_send_batch(std::string_view queue_url, std::span<const OutgoingMessa
   });
 }
 
-std::vector<std::expected<std::string, consumer::QueueError>> decode_send_batch(
-    const json& reply, std::size_t entries) {
-  std::vector<std::expected<std::string, consumer::QueueError>> out(
-      entries,
-      std::unexpected(consumer::QueueError{.error_class = consumer::ErrorClass::Retryable,
-                                           .code = "MissingBatchEntry",
-                                           .message = "the reply did not mention this entry"}));
+std::vector<std::expected<std::string, Error>> decode_send_batch(const json& reply,
+                                                                 std::size_t entries) {
+  std::vector<std::expected<std::string, Error>> out(
+      entries, std::unexpected(Error{.error_class = ErrorClass::Retryable,
+                                     .code = "MissingBatchEntry",
+                                     .message = "the reply did not mention this entry"}));
   if (auto ok = reply.find("Successful"); ok != reply.end() && ok->is_array()) {
     for (const auto& entry : *ok) {
       if (auto i = position_of(entry, entries)) out[*i] = string_at(entry, "MessageId");
@@ -223,7 +203,7 @@ json encode_send(std::string_view queue_url, const OutgoingMessage& message) {
   return out;
 }
 
-std::expected<std::string, consumer::QueueError> decode_message_id(const json& reply) {
+std::expected<std::string, Error> decode_message_id(const json& reply) {
   auto id = string_at(reply, "MessageId");
   if (id.empty()) return std::unexpected(malformed("reply without MessageId"));
   return id;
@@ -235,13 +215,13 @@ json encode_create_queue(std::string_view name, const QueueAttributes& attribute
   return out;
 }
 
-std::expected<std::string, consumer::QueueError> decode_queue_url(const json& reply) {
+std::expected<std::string, Error> decode_queue_url(const json& reply) {
   auto url = string_at(reply, "QueueUrl");
   if (url.empty()) return std::unexpected(malformed("reply without QueueUrl"));
   return url;
 }
 
-std::expected<QueueAttributes, consumer::QueueError> decode_queue_attributes(const json& reply) {
+std::expected<QueueAttributes, Error> decode_queue_attributes(const json& reply) {
   QueueAttributes out;
   auto attributes = reply.find("Attributes");
   if (attributes == reply.end()) return out;

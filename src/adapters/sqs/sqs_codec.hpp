@@ -16,8 +16,8 @@
 #include <string_view>
 #include <vector>
 
-#include "aws/aws_error.hpp"
 #include "consumer/queue_port.hpp"
+#include "core/error.hpp"
 
 namespace ic::sqs {
 
@@ -30,21 +30,18 @@ struct OutgoingMessage {
   std::chrono::seconds delay{0};
 };
 
-// The same three classes, so an SQS failure keeps the AWS client's verdict.
-[[nodiscard]] consumer::QueueError to_queue_error(const aws::AwsError& error);
-
 // A `Failed` entry: SenderFault=true means the entry itself is wrong (permanent); otherwise
 // the service failed it (retryable, or throttling by code).
-[[nodiscard]] consumer::QueueError entry_error(const nlohmann::json& failed);
+[[nodiscard]] Error entry_error(const nlohmann::json& failed);
 
 [[nodiscard]] nlohmann::json encode_attributes(const consumer::MessageAttributes& attributes);
-[[nodiscard]] std::expected<consumer::MessageAttributes, consumer::QueueError> decode_attributes(
+[[nodiscard]] std::expected<consumer::MessageAttributes, Error> decode_attributes(
     const nlohmann::json& attributes);
 
 // ReceiveMessage asking for ApproximateReceiveCount, SentTimestamp and all message attributes.
 [[nodiscard]] nlohmann::json encode_receive(std::string_view queue_url, int max_messages,
                                             std::chrono::seconds wait);
-[[nodiscard]] std::expected<std::vector<consumer::Message>, consumer::QueueError> decode_receive(
+[[nodiscard]] std::expected<std::vector<consumer::Message>, Error> decode_receive(
     const nlohmann::json& reply);
 
 // Batch entries carry their position as Id, never the message id (a standard queue may hand
@@ -60,19 +57,17 @@ struct OutgoingMessage {
 [[nodiscard]] consumer::BatchResult decode_batch_result(const nlohmann::json& reply,
                                                         std::size_t entries);
 // SendMessageBatch: the message id per position, or that entry's error.
-[[nodiscard]] std::vector<std::expected<std::string, consumer::QueueError>> decode_send_batch(
+[[nodiscard]] std::vector<std::expected<std::string, Error>> decode_send_batch(
     const nlohmann::json& reply, std::size_t entries);
 
 [[nodiscard]] nlohmann::json encode_send(std::string_view queue_url,
                                          const OutgoingMessage& message);
-[[nodiscard]] std::expected<std::string, consumer::QueueError> decode_message_id(
-    const nlohmann::json& reply);
+[[nodiscard]] std::expected<std::string, Error> decode_message_id(const nlohmann::json& reply);
 
 [[nodiscard]] nlohmann::json encode_create_queue(std::string_view name,
                                                  const QueueAttributes& attributes);
-[[nodiscard]] std::expected<std::string, consumer::QueueError> decode_queue_url(
-    const nlohmann::json& reply);
-[[nodiscard]] std::expected<QueueAttributes, consumer::QueueError> decode_queue_attributes(
+[[nodiscard]] std::expected<std::string, Error> decode_queue_url(const nlohmann::json& reply);
+[[nodiscard]] std::expected<QueueAttributes, Error> decode_queue_attributes(
     const nlohmann::json& reply);
 
 // The RedrivePolicy attribute value: {"deadLetterTargetArn": arn, "maxReceiveCount": "n"}.

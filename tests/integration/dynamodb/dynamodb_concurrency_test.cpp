@@ -71,8 +71,7 @@ class ReadThenWriteStore final : public idem::ForwardingStore {
         real_(client, {.name = kTable}),
         between_(std::move(between)) {}
 
-  std::expected<idem::ClaimResult, idem::StoreError> claim(
-      const idem::ClaimRequest& request) override {
+  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override {
     auto existing = real_.get(request.key);
     between_();  // before any early return: every racer must reach the barrier
     if (!existing) return std::unexpected(existing.error());
@@ -88,9 +87,9 @@ class ReadThenWriteStore final : public idem::ForwardingStore {
                                           {"leaseUntil", {{"N", std::to_string(lease)}}},
                                           {"claimToken", {{"S", request.token}}},
                                           {"payloadHash", {{"S", request.payload_hash}}}}}});
-    if (!put) return std::unexpected(to_store_error(put.error()));
+    if (!put) return std::unexpected(put.error());
     auto written = real_.get(request.key);
-    if (!written || !*written) return std::unexpected(idem::StoreError{.code = "Vanished"});
+    if (!written || !*written) return std::unexpected(Error{.code = "Vanished"});
     return idem::ClaimResult{ClaimOutcome::Acquired, **written};
   }
 

@@ -100,7 +100,7 @@ TEST_F(SigningAgainstMoto, WrongSecretIsAPermanentSignatureError) {
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "SignatureDoesNotMatch") << reply.error().response_body;
   EXPECT_EQ(reply.error().http_status, 403);
-  EXPECT_EQ(reply.error().error_class, aws::ErrorClass::Permanent);
+  EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
   EXPECT_EQ(observer.attempts.load(), 1) << "a signature error must not be retried";
 }
 

@@ -113,7 +113,7 @@ TEST(DynamoDbStore, ConditionalCheckFailureCarriesTheOldItem) {
       moto.wiring.client.call("UpdateItem", encode_claim({.name = kTable}, request("B", t0 + 1s)));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "ConditionalCheckFailedException");
-  EXPECT_EQ(refused.error().error_class, aws::ErrorClass::Permanent);
+  EXPECT_EQ(refused.error().error_class, ErrorClass::Permanent);
   const auto item = old_item_from_error_body(refused.error().response_body);
   ASSERT_TRUE(item) << refused.error().response_body;
   EXPECT_EQ((*item)["claimToken"]["S"], "A");
@@ -169,6 +169,24 @@ TEST(DynamoDbStore, LostClaimResponsesDoNotMakeTheClaimADuplicateOfItself) {
   EXPECT_EQ(claimed->record.fence, 4) << "every attempt was applied, each by the same claimant";
 }
 
+TEST(DynamoDbStore, AClaimWhoseAnswersAreAllLostIsAnAmbiguousError) {
+  RewritingTransport lose_answers([](const http::HttpRequest& request, auto reply) {
+    if (target_of(request).ends_with(".UpdateItem")) {
+      return std::expected<http::HttpResponse, http::TransportError>(
+          std::unexpected(http::TransportError{.failure = http::TransportFailure::TimeoutAfterSend,
+                                               .detail = "answer dropped by the test"}));
+    }
+    return reply;
+  });
+  MotoStore moto(&lose_answers);
+  const auto claimed = moto.store.claim(request("A", t0));
+  ASSERT_FALSE(claimed);
+  EXPECT_EQ(claimed.error().error_class, ErrorClass::Retryable);
+  EXPECT_EQ(claimed.error().code, "TimeoutAfterSend");
+  EXPECT_TRUE(claimed.error().ambiguous) << "the claim may have been written";
+  EXPECT_EQ(claimed.error().message, "answer dropped by the test") << "a flag, never text";
+}
+
 TEST(DynamoDbStore, LostCompletionResponseIsStillWritten) {
   std::atomic<bool> drop_next_update{false};
   RewritingTransport lose_answer([&](const http::HttpRequest& request, auto reply) {
@@ -192,7 +210,7 @@ TEST(DynamoDbStore, MissingTableIsAPermanentError) {
   DynamoDbIdempotencyStore store(wiring.client, {.name = "no-such-table"});
   const auto claimed = store.claim(request("A", t0));
   ASSERT_FALSE(claimed);
-  EXPECT_EQ(claimed.error().kind, idem::ErrorKind::Permanent);
+  EXPECT_EQ(claimed.error().error_class, ErrorClass::Permanent);
   EXPECT_EQ(claimed.error().code, "ResourceNotFoundException");
 }
 
@@ -201,7 +219,7 @@ TEST(DynamoDbStore, UnreachableEndpointIsRetryable) {
   DynamoDbIdempotencyStore store(wiring.client, {.name = kTable});
   const auto record = store.get("CHG-1");
   ASSERT_FALSE(record);
-  EXPECT_EQ(record.error().kind, idem::ErrorKind::Retryable);
+  EXPECT_EQ(record.error().error_class, ErrorClass::Retryable);
   EXPECT_EQ(record.error().code, "CouldNotConnect");
 }
 

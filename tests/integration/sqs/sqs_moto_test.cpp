@@ -15,7 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 using consumer::DeleteEntry;
-using consumer::ErrorClass;
 using consumer::ListenerContainer;
 using consumer::Message;
 using consumer::MessageAttribute;

@@ -162,8 +162,23 @@ TEST_F(ServiceFixture, TransientDebitFailureReleasesAndTheNextDeliveryReclaimsAt
   EXPECT_EQ(bank.money_movements(), 1u);
 }
 
+// docs/design.md §5: our request or configuration is wrong, not the charge, so it is never
+// recorded FAILED; it is given back and retried like an unavailable bank.
+TEST_F(ServiceFixture, MisconfiguredDebitIsNeverFinalAndReleasesLikeATransientFailure) {
+  bank.script(charge.id.value(), {charge::DebitMisconfigured{"bank answered HTTP 400"}});
+  const consumer::Disposition d = deliver(charge, "hash-1", 3);
+  const auto* retry = std::get_if<consumer::RetryLater>(&d);
+  ASSERT_NE(retry, nullptr);
+  EXPECT_EQ(retry->reason, "debit_unavailable");
+  EXPECT_EQ(retry->after, service.transient_backoff(3));
+  EXPECT_EQ(record().state, idem::ClaimState::InProgress) << "never recorded FAILED";
+  EXPECT_EQ(record().lease_until, Instant{}) << "the claim is given back";
+  EXPECT_TRUE(is_ack(deliver(charge))) << "after the fix, the next delivery debits";
+  EXPECT_EQ(bank.money_movements(), 1u);
+}
+
 TEST_F(ServiceFixture, StoreUnavailableOnClaimIsANoAckWithoutEffects) {
-  store.inject("claim", FaultInjectingStore::Fault::FailBeforeWrite);
+  store.inject(idem::StoreOperation::Claim, FaultInjectingStore::Fault::FailBeforeWrite);
   const consumer::Disposition d = deliver(charge);
   ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(d));
   EXPECT_EQ(std::get<consumer::RetryLater>(d).reason, "store_unavailable");
@@ -172,14 +187,14 @@ TEST_F(ServiceFixture, StoreUnavailableOnClaimIsANoAckWithoutEffects) {
 }
 
 TEST_F(ServiceFixture, LostCompletionResponseIsANoAckAndTheRedeliveryFindsDone) {
-  store.inject("complete", FaultInjectingStore::Fault::LoseResponse);
+  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
   EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)));
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(bank.calls(), 1);
 }
 
 TEST_F(ServiceFixture, CompletionFailureLeavesTheClaimForReclaimAfterTheLease) {
-  store.inject("complete", FaultInjectingStore::Fault::FailBeforeWrite);
+  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
   const consumer::Disposition d = deliver(charge);
   ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(d));
   EXPECT_EQ(std::get<consumer::RetryLater>(d).after, kLease);
@@ -199,8 +214,8 @@ TEST_F(ServiceFixture, HeartbeatKeepsALongEffectsClaimAndStopsBeforeTheFinalWrit
     duplicate = deliver(charge);
   };
   bool running_at_final_write = true;
-  store.before = [&](std::string_view operation) {
-    if (operation == "complete") running_at_final_write = heartbeat.running();
+  store.before = [&](idem::StoreOperation operation) {
+    if (operation == idem::StoreOperation::Complete) running_at_final_write = heartbeat.running();
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
   ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(duplicate));

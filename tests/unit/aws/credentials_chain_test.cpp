@@ -61,14 +61,15 @@ Credentials creds(std::string id, std::optional<TimePoint> expiration = std::nul
 }
 
 std::unexpected<AwsError> not_found() {
-  return std::unexpected(AwsError{
-      .error_class = ErrorClass::Permanent, .code = "CredentialsNotFound", .message = "not here"});
+  return std::unexpected(AwsError{{.error_class = ErrorClass::Permanent,
+                                   .code = "CredentialsNotFound",
+                                   .message = "not here"}});
 }
 
 std::unexpected<AwsError> unavailable() {
-  return std::unexpected(AwsError{.error_class = ErrorClass::Retryable,
-                                  .code = "CredentialsFetchFailed",
-                                  .message = "HTTP 503"});
+  return std::unexpected(AwsError{{.error_class = ErrorClass::Retryable,
+                                   .code = "CredentialsFetchFailed",
+                                   .message = "HTTP 503"}});
 }
 
 class ChainTest : public ::testing::Test {

@@ -86,7 +86,7 @@ TEST(ErrorMapping, SignatureMismatchIsPermanentButExpiredSignatureIsClockSkew) {
   EXPECT_EQ(expired.error_class, ErrorClass::Retryable);
 
   for (auto code : {"RequestTimeTooSkewed", "RequestExpired", "RequestInTheFuture"}) {
-    EXPECT_TRUE(is_clock_skew_error(AwsError{.code = code})) << code;
+    EXPECT_TRUE(is_clock_skew_error(Error{.code = code})) << code;
   }
 }
 

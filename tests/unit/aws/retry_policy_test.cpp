@@ -16,8 +16,8 @@ namespace {
 using std::chrono::milliseconds;
 using testing::FixedRandom;
 
-AwsError error_of(ErrorClass error_class, std::string code = "InternalServerError") {
-  return AwsError{.error_class = error_class, .code = std::move(code)};
+Error error_of(ErrorClass error_class, std::string code = "InternalServerError") {
+  return Error{.error_class = error_class, .code = std::move(code)};
 }
 
 TEST(RetryPolicy, RetriesTransientAndThrottlingButNotPermanentErrors) {

@@ -8,6 +8,7 @@
 #include <deque>
 
 #include "testing/fixed_random.hpp"
+#include "testing/no_sleep.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -62,14 +63,9 @@ class SleepMovesClock final : public Clock, public Sleeper {
   Instant now_{};
 };
 
-class NoSleep final : public Sleeper {
- public:
-  void sleep_for(Millis) override {}
-};
-
 class TableProvisionerTest : public ::testing::Test {
  protected:
-  std::expected<ProvisionReport, aws::AwsError> provision(ScriptedDynamoDb& transport) {
+  std::expected<ProvisionReport, Error> provision(ScriptedDynamoDb& transport) {
     aws::JsonClient client({.service = "dynamodb",
                             .signing_name = "dynamodb",
                             .target_prefix = "DynamoDB_20120810",
@@ -83,7 +79,7 @@ class TableProvisionerTest : public ::testing::Test {
   StaticCredentials credentials_;
   testing::FixedRandom zero_{0.0};
   aws::RetryPolicy retry_{{}, zero_};
-  NoSleep no_sleep_;
+  testing::NoSleep no_sleep_;
   SleepMovesClock time_;
 };
 
@@ -107,7 +103,7 @@ TEST_F(TableProvisionerTest, GivesUpAtTheDeadline) {
   const auto report = provision(dynamodb);
   ASSERT_FALSE(report);
   EXPECT_EQ(report.error().code, "TableNotActive");
-  EXPECT_EQ(report.error().error_class, aws::ErrorClass::Retryable);
+  EXPECT_EQ(report.error().error_class, ErrorClass::Retryable);
 }
 
 TEST_F(TableProvisionerTest, ExistingTableAndConcurrentlyEnabledTtlAreFine) {
@@ -128,7 +124,7 @@ TEST_F(TableProvisionerTest, TtlOnAnotherAttributeIsRefused) {
   const auto report = provision(dynamodb);
   ASSERT_FALSE(report);
   EXPECT_EQ(report.error().code, "TtlOnOtherAttribute");
-  EXPECT_EQ(report.error().error_class, aws::ErrorClass::Permanent);
+  EXPECT_EQ(report.error().error_class, ErrorClass::Permanent);
 }
 
 TEST_F(TableProvisionerTest, EndpointWithoutTtlStillProvisions) {

@@ -69,11 +69,11 @@ TEST_F(ModelRegression, TokenFenceTrailServiceDoesNotAckAFencedCompletion) {
   bank.before_debit = [&](const charge::Charge&) {
     if (bank.calls() == 0) clock.advance(kLease + 1ms);  // W2 is slow: its lease runs out
   };
-  store.before = [&](std::string_view operation) {
-    if (operation != "complete" || std::exchange(w1_ran, true)) return;
+  store.before = [&](idem::StoreOperation operation) {
+    if (operation != idem::StoreOperation::Complete || std::exchange(w1_ran, true)) return;
     // W1 receives m1 again and claims; it is still busy (its own complete does not land yet)
     // when W2's complete arrives.
-    store.inject("complete", FaultInjectingStore::Fault::FailBeforeWrite);
+    store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
     w1 = deliver(charge);
   };
 
@@ -105,7 +105,7 @@ TEST_F(ModelRegression, LeaseArmTrailStoreLetsARedeliveryReclaimAfterACrash) {
 
 TEST_F(ModelRegression, LeaseArmTrailServiceFinishesTheKeyAfterTheHolderDied) {
   // W2 claims and debits, then dies: its complete never lands.
-  store.inject("complete", FaultInjectingStore::Fault::FailBeforeWrite);
+  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
   ASSERT_TRUE(is_retry(deliver(charge), "store_unavailable"));
 
   EXPECT_TRUE(is_retry(deliver(charge), "in_progress")) << "m1 while the lease is live";
@@ -203,7 +203,7 @@ TEST_F(ModelRegression, FinalStateTrailStoreNeverReopensDone) {
 
 TEST_F(ModelRegression, FinalStateTrailServiceAcksTheRedeliveryWithoutDebit) {
   bank.before_debit = [&](const charge::Charge&) { clock.advance(kLease + 1ms); };
-  store.inject("complete", FaultInjectingStore::Fault::LoseResponse);
+  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
   ASSERT_TRUE(is_retry(deliver(charge), "store_unavailable"));
 
   EXPECT_TRUE(is_ack(deliver(charge)));

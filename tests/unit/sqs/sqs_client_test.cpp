@@ -1,10 +1,13 @@
 // SqsClient over JsonClient with a recording transport: the wire target of each action, the
-// long-poll wait kept inside the HTTP timeout, and batch calls that need no request.
+// long-poll wait kept inside the HTTP timeout, batch calls that need no request, and failures
+// handed on as the AWS client classified them.
 #include "adapters/sqs/sqs_client.hpp"
 
 #include <gtest/gtest.h>
 
 #include <mutex>
+
+#include "testing/no_sleep.hpp"
 
 namespace ic::sqs {
 namespace {
@@ -14,18 +17,19 @@ using nlohmann::json;
 
 class RecordingTransport final : public http::HttpTransport {
  public:
-  explicit RecordingTransport(std::string reply) : reply_(std::move(reply)) {}
+  RecordingTransport(std::string reply, long status) : reply_(std::move(reply)), status_(status) {}
   std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
                                                                const http::HttpTimeouts&) override {
     std::lock_guard lock(mutex_);
     requests.push_back(request);
-    return http::HttpResponse{.status = 200, .headers = {}, .body = reply_};
+    return http::HttpResponse{.status = status_, .headers = {}, .body = reply_};
   }
   std::vector<http::HttpRequest> requests;
 
  private:
   std::mutex mutex_;
   std::string reply_;
+  long status_;
 };
 
 class FixedCredentials final : public aws::CredentialsProvider {
@@ -36,15 +40,15 @@ class FixedCredentials final : public aws::CredentialsProvider {
 };
 
 struct Wiring {
-  explicit Wiring(std::string reply, std::chrono::milliseconds total = 10s)
-      : transport(std::move(reply)),
+  explicit Wiring(std::string reply, std::chrono::milliseconds total = 10s, long status = 200)
+      : transport(std::move(reply), status),
         client({.service = "sqs",
                 .signing_name = "sqs",
                 .target_prefix = std::string(kSqsTargetPrefix),
                 .endpoint = "http://127.0.0.1:1",
                 .region = "us-east-1",
                 .timeouts = {.connect = 1s, .total = total}},
-               transport, credentials, retry),
+               transport, credentials, retry, {.sleeper = no_sleep}),
         sqs(client) {}
 
   [[nodiscard]] std::string target(std::size_t i) const {
@@ -59,6 +63,7 @@ struct Wiring {
 
   RecordingTransport transport;
   FixedCredentials credentials;
+  testing::NoSleep no_sleep;
   aws::RetryPolicy retry{aws::RetryConfig{}};
   aws::JsonClient client;
   SqsClient sqs;
@@ -106,6 +111,30 @@ TEST(SqsClient, QueueSendsDeadLettersToTheDlqUrlAndDeletesOnTheSource) {
   EXPECT_EQ(wiring.body(0)["MessageBody"], "body");
   EXPECT_EQ(wiring.target(1), "AmazonSQS.DeleteMessageBatch");
   EXPECT_EQ(wiring.body(1)["QueueUrl"], "http://q/1/src");
+}
+
+// Nothing translates an SQS failure: the caller gets the AWS client's class, code, message and
+// ambiguity as they are.
+TEST(SqsClient, FailuresReachTheCallerAsTheAwsClientClassifiedThem) {
+  struct Case {
+    long status;
+    std::string code;
+    ErrorClass error_class;
+    bool ambiguous;
+  };
+  for (const Case& c :
+       {Case{400, "RequestThrottled", ErrorClass::Throttling, false},
+        Case{400, "AWS.SimpleQueueService.NonExistentQueue", ErrorClass::Permanent, false},
+        Case{503, "ServiceUnavailable", ErrorClass::Retryable, true}}) {
+    Wiring wiring(json{{"__type", "com.amazonaws.sqs#" + c.code}, {"message", "m"}}.dump(), 10s,
+                  c.status);
+    const auto url = wiring.sqs.get_queue_url("q");
+    ASSERT_FALSE(url) << c.code;
+    EXPECT_EQ(url.error().error_class, c.error_class) << c.code;
+    EXPECT_EQ(url.error().code, c.code);
+    EXPECT_EQ(url.error().message, "m") << c.code;
+    EXPECT_EQ(url.error().ambiguous, c.ambiguous) << c.code;
+  }
 }
 
 }  // namespace

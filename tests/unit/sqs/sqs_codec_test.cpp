@@ -78,13 +78,13 @@ TEST(SqsCodec, BatchResultAnswersEveryPosition) {
   EXPECT_TRUE(result[0]);
   ASSERT_FALSE(result[1]);
   EXPECT_EQ(result[1].error().code, "ReceiptHandleIsInvalid");
-  EXPECT_EQ(result[1].error().error_class, consumer::ErrorClass::Permanent);
+  EXPECT_EQ(result[1].error().error_class, ErrorClass::Permanent);
   EXPECT_EQ(result[1].error().message, "bad");
   ASSERT_FALSE(result[2]);
-  EXPECT_EQ(result[2].error().error_class, consumer::ErrorClass::Retryable);
+  EXPECT_EQ(result[2].error().error_class, ErrorClass::Retryable);
   EXPECT_TRUE(result[3]);
   ASSERT_FALSE(result[4]);
-  EXPECT_EQ(result[4].error().error_class, consumer::ErrorClass::Throttling);
+  EXPECT_EQ(result[4].error().error_class, ErrorClass::Throttling);
   ASSERT_FALSE(result[5]) << "a position the reply never mentions is not success";
   EXPECT_EQ(result[5].error().code, "MissingBatchEntry");
   EXPECT_TRUE(result[5].error().retryable());
@@ -92,9 +92,8 @@ TEST(SqsCodec, BatchResultAnswersEveryPosition) {
 
 TEST(SqsCodec, SenderFaultAsStringIsUnderstood) {
   EXPECT_EQ(entry_error(json{{"SenderFault", "true"}, {"Code", "X"}}).error_class,
-            consumer::ErrorClass::Permanent);
-  EXPECT_EQ(entry_error(json{{"Code", "InternalError"}}).error_class,
-            consumer::ErrorClass::Retryable);
+            ErrorClass::Permanent);
+  EXPECT_EQ(entry_error(json{{"Code", "InternalError"}}).error_class, ErrorClass::Retryable);
 }
 
 TEST(SqsCodec, SendCarriesAttributesAndDelay) {
@@ -142,16 +141,6 @@ TEST(SqsCodec, AdminShapes) {
       (json{{"deadLetterTargetArn", "arn:aws:sqs:us-east-1:1:dlq"}, {"maxReceiveCount", "10"}}));
   EXPECT_EQ(*decode_message_id(json{{"MessageId", "m"}}), "m");
   EXPECT_FALSE(decode_message_id(json::object()));
-}
-
-TEST(SqsCodec, AwsErrorsKeepTheirClass) {
-  EXPECT_EQ(to_queue_error({.error_class = aws::ErrorClass::Throttling, .code = "T"}).error_class,
-            consumer::ErrorClass::Throttling);
-  const auto permanent = to_queue_error(
-      {.error_class = aws::ErrorClass::Permanent, .code = "QueueDoesNotExist", .message = "m"});
-  EXPECT_EQ(permanent.error_class, consumer::ErrorClass::Permanent);
-  EXPECT_EQ(permanent.code, "QueueDoesNotExist");
-  EXPECT_EQ(permanent.message, "m");
 }
 
 }  // namespace
