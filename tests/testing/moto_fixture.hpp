@@ -18,6 +18,7 @@
 #include "aws/retry_policy.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/child_process.hpp"
+#include "testing/static_credentials.hpp"
 
 namespace ic::testing {
 
@@ -41,19 +42,6 @@ class MotoServer {
 
 // The moto server of this test binary, started on first use and stopped at exit.
 MotoServer& shared_moto();
-
-class StaticCredentials final : public aws::CredentialsProvider {
- public:
-  StaticCredentials(std::string key_id, std::string secret)
-      : credentials_{.access_key_id = std::move(key_id),
-                     .secret_access_key = std::move(secret),
-                     .session_token = {},
-                     .expiration = std::nullopt} {}
-  std::expected<aws::Credentials, aws::AwsError> credentials() override { return credentials_; }
-
- private:
-  aws::Credentials credentials_;
-};
 
 // Transport, credentials, retry policy and a DynamoDB JsonClient for one endpoint.
 struct DynamoDbWiring {

@@ -9,19 +9,13 @@
 #include <deque>
 
 #include "testing/fixed_random.hpp"
+#include "testing/static_credentials.hpp"
 
 namespace ic::aws {
 namespace {
 
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
-
-class StaticCredentials final : public CredentialsProvider {
- public:
-  std::expected<Credentials, AwsError> credentials() override {
-    return Credentials{.access_key_id = "AKIDEXAMPLE", .secret_access_key = "secret"};
-  }
-};
 
 using Step = std::expected<http::HttpResponse, http::TransportError>;
 
@@ -102,7 +96,7 @@ class JsonClientTest : public ::testing::Test {
                        .observer = &observer_});
   }
 
-  StaticCredentials credentials_;
+  testing::StaticCredentials credentials_{"AKIDEXAMPLE", "secret"};
   SteppingClock clock_;
   RecordingSleeper sleeper_;
   RecordingObserver observer_;

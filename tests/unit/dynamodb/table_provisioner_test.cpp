@@ -9,18 +9,12 @@
 
 #include "testing/fixed_random.hpp"
 #include "testing/no_sleep.hpp"
+#include "testing/static_credentials.hpp"
 
 namespace ic::dynamodb {
 namespace {
 
 using namespace std::chrono_literals;
-
-class StaticCredentials final : public aws::CredentialsProvider {
- public:
-  std::expected<aws::Credentials, aws::AwsError> credentials() override {
-    return aws::Credentials{.access_key_id = "AKID", .secret_access_key = "secret"};
-  }
-};
 
 // Answers each request with the next scripted (status, body) and records the operations.
 class ScriptedDynamoDb final : public http::HttpTransport {
@@ -76,7 +70,7 @@ class TableProvisionerTest : public ::testing::Test {
         client, "idem",
         {.active_timeout = 2s, .poll_interval = 500ms, .clock = time_, .sleeper = time_});
   }
-  StaticCredentials credentials_;
+  testing::StaticCredentials credentials_{"AKID", "secret"};
   testing::FixedRandom zero_{0.0};
   aws::RetryPolicy retry_{{}, zero_};
   testing::NoSleep no_sleep_;

@@ -8,6 +8,7 @@
 #include <mutex>
 
 #include "testing/no_sleep.hpp"
+#include "testing/static_credentials.hpp"
 
 namespace ic::sqs {
 namespace {
@@ -30,13 +31,6 @@ class RecordingTransport final : public http::HttpTransport {
   std::mutex mutex_;
   std::string reply_;
   long status_;
-};
-
-class FixedCredentials final : public aws::CredentialsProvider {
- public:
-  std::expected<aws::Credentials, aws::AwsError> credentials() override {
-    return aws::Credentials{.access_key_id = "AKID", .secret_access_key = "s"};
-  }
 };
 
 struct Wiring {
@@ -62,7 +56,7 @@ struct Wiring {
   }
 
   RecordingTransport transport;
-  FixedCredentials credentials;
+  testing::StaticCredentials credentials{"AKID", "s"};
   testing::NoSleep no_sleep;
   aws::RetryPolicy retry{aws::RetryConfig{}};
   aws::JsonClient client;
