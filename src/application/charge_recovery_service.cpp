@@ -43,6 +43,8 @@ template <class... Fs>
 struct Overloaded : Fs... {
   using Fs::operator()...;
 };
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;  // clang 16 lacks aggregate deduction (P1816)
 
 DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge& charge) {
   return DeadLetter{std::string(reason), std::move(detail), charge.id.value()};

@@ -21,10 +21,10 @@
 
 #include <chrono>
 #include <functional>
-#include <mutex>
 #include <optional>
 
 #include "aws/aws_error.hpp"
+#include "core/thread_annotations.hpp"
 
 namespace ic::aws {
 
@@ -83,8 +83,8 @@ class RetryPolicy {
  private:
   RetryConfig config_;
   RandomUnit random_;
-  mutable std::mutex mutex_;
-  int tokens_;  // guarded by mutex_; 0 <= tokens_ <= config_.initial_tokens
+  mutable Mutex mutex_;
+  int tokens_ GUARDED_BY(mutex_);  // 0 <= tokens_ <= config_.initial_tokens
 };
 
 }  // namespace ic::aws

@@ -32,7 +32,7 @@ std::chrono::seconds retry_visibility(Millis after, double jitter_ratio, double 
 }
 
 double Jitter::uniform01() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return std::uniform_real_distribution<double>(0.0, 1.0)(engine_);
 }
 

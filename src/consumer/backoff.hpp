@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <cstdint>
-#include <mutex>
 #include <random>
 
+#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
@@ -37,8 +37,8 @@ class Jitter {
   [[nodiscard]] double uniform01();
 
  private:
-  std::mutex mutex_;
-  std::mt19937_64 engine_;
+  Mutex mutex_;
+  std::mt19937_64 engine_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::consumer

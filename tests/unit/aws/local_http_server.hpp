@@ -5,11 +5,12 @@
 #include <httplib.h>
 
 #include <chrono>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "core/thread_annotations.hpp"
 
 namespace ic::aws::testing {
 
@@ -28,7 +29,7 @@ class LocalHttpServer {
   LocalHttpServer() {
     // Recorded before routing, so the record exists before the client sees the answer.
     server_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response&) {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       requests_.push_back({req.method, req.path, req.headers});
       return httplib::Server::HandlerResponse::Unhandled;
     });
@@ -61,7 +62,7 @@ class LocalHttpServer {
   [[nodiscard]] std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
   [[nodiscard]] std::vector<RecordedRequest> requests() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return requests_;
   }
 
@@ -69,8 +70,8 @@ class LocalHttpServer {
   httplib::Server server_;
   std::thread thread_;
   int port_ = 0;
-  mutable std::mutex mutex_;
-  std::vector<RecordedRequest> requests_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  std::vector<RecordedRequest> requests_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::aws::testing

@@ -10,12 +10,12 @@
 #include <unistd.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "core/thread_annotations.hpp"
 
 namespace ic::testing {
 
@@ -46,7 +46,7 @@ class ScriptedBankServer {
 
   ~ScriptedBankServer() {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       shutting_down_ = true;
     }
     released_.notify_all();
@@ -57,14 +57,14 @@ class ScriptedBankServer {
   ScriptedBankServer& operator=(const ScriptedBankServer&) = delete;
 
   void set_reply(Reply reply) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     reply_for_ = [reply = std::move(reply)](const httplib::Request&) { return reply; };
   }
 
   [[nodiscard]] std::string base_url() const { return "http://127.0.0.1:" + std::to_string(port_); }
 
   [[nodiscard]] std::vector<RecordedRequest> requests() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return requests_;
   }
 
@@ -73,7 +73,7 @@ class ScriptedBankServer {
     auto handle = [this](const httplib::Request& request, httplib::Response& response) {
       ReplyFor reply_for;
       {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         requests_.push_back({request.method, request.path,
                              request.get_header_value("Idempotency-Key"),
                              request.get_header_value("Content-Type"), request.body});
@@ -81,8 +81,8 @@ class ScriptedBankServer {
       }
       const Reply reply = reply_for(request);
       if (reply.hold_until_shutdown) {
-        std::unique_lock lock(mutex_);
-        released_.wait(lock, [this] { return shutting_down_; });
+        MutexLock lock(mutex_);
+        released_.wait(mutex_, [this]() REQUIRES(mutex_) { return shutting_down_; });
       }
       response.status = reply.status;
       response.set_content(reply.body, "application/json");
@@ -100,11 +100,11 @@ class ScriptedBankServer {
     }
   }
 
-  mutable std::mutex mutex_;
-  std::condition_variable released_;
-  bool shutting_down_ = false;             // guarded by mutex_
-  ReplyFor reply_for_;                     // guarded by mutex_
-  std::vector<RecordedRequest> requests_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  CondVar released_;
+  bool shutting_down_ GUARDED_BY(mutex_) = false;
+  ReplyFor reply_for_ GUARDED_BY(mutex_);
+  std::vector<RecordedRequest> requests_ GUARDED_BY(mutex_);
   httplib::Server server_;
   int port_ = 0;
   std::thread thread_;

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-#include <mutex>
+#include "core/thread_annotations.hpp"
 
 namespace ic::sqs {
 namespace {
@@ -17,14 +17,18 @@ class RecordingTransport final : public http::HttpTransport {
   explicit RecordingTransport(std::string reply) : reply_(std::move(reply)) {}
   std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
                                                                const http::HttpTimeouts&) override {
-    std::lock_guard lock(mutex_);
-    requests.push_back(request);
+    MutexLock lock(mutex_);
+    requests_.push_back(request);
     return http::HttpResponse{.status = 200, .headers = {}, .body = reply_};
   }
-  std::vector<http::HttpRequest> requests;
+  [[nodiscard]] std::vector<http::HttpRequest> requests() const {
+    MutexLock lock(mutex_);
+    return requests_;
+  }
 
  private:
-  std::mutex mutex_;
+  mutable Mutex mutex_;
+  std::vector<http::HttpRequest> requests_ GUARDED_BY(mutex_);
   std::string reply_;
 };
 
@@ -48,13 +52,14 @@ struct Wiring {
         sqs(client) {}
 
   [[nodiscard]] std::string target(std::size_t i) const {
-    for (const auto& [name, value] : transport.requests.at(i).headers) {
+    const http::HttpRequest request = transport.requests().at(i);
+    for (const auto& [name, value] : request.headers) {
       if (name == "x-amz-target" || name == "X-Amz-Target") return value;
     }
     return {};
   }
   [[nodiscard]] json body(std::size_t i) const {
-    return json::parse(transport.requests.at(i).body);
+    return json::parse(transport.requests().at(i).body);
   }
 
   RecordingTransport transport;
@@ -90,7 +95,7 @@ TEST(SqsClient, EmptyBatchesSendNothing) {
   ASSERT_TRUE(deleted && changed);
   EXPECT_TRUE(deleted->empty());
   EXPECT_TRUE(changed->empty());
-  EXPECT_TRUE(wiring.transport.requests.empty());
+  EXPECT_TRUE(wiring.transport.requests().empty());
 }
 
 TEST(SqsClient, QueueSendsDeadLettersToTheDlqUrlAndDeletesOnTheSource) {

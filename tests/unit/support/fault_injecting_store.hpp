@@ -5,9 +5,9 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 
+#include "core/thread_annotations.hpp"
 #include "idempotency/idempotency_store.hpp"
 
 namespace ic::testing {
@@ -20,7 +20,7 @@ class FaultInjectingStore final : public idem::IdempotencyStore {
 
   // The next `times` calls of `operation` (claim, complete, fail, extend, release, get) fail.
   void inject(const std::string& operation, Fault fault, int times = 1) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     faults_[operation] = {fault, times};
   }
   // Called before every operation reaches the inner store.
@@ -62,7 +62,7 @@ class FaultInjectingStore final : public idem::IdempotencyStore {
     if (before) before(operation);
     std::optional<Fault> fault;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (auto it = faults_.find(operation); it != faults_.end() && it->second.second > 0) {
         --it->second.second;
         fault = it->second.first;
@@ -76,8 +76,8 @@ class FaultInjectingStore final : public idem::IdempotencyStore {
   }
 
   idem::IdempotencyStore& inner_;
-  std::mutex mutex_;
-  std::map<std::string, std::pair<Fault, int>> faults_;
+  Mutex mutex_;
+  std::map<std::string, std::pair<Fault, int>> faults_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::testing

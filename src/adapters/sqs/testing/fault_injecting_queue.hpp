@@ -7,10 +7,10 @@
 //   queue.fail_delete_entries(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
 #pragma once
 
-#include <mutex>
 #include <optional>
 
 #include "consumer/queue_port.hpp"
+#include "core/thread_annotations.hpp"
 
 namespace ic::consumer::testing {
 
@@ -39,21 +39,26 @@ class FaultInjectingQueue final : public QueuePort {
       std::string_view body, const MessageAttributes& attributes) override;
 
  private:
-  struct Fault {
-    int remaining = 0;
-    QueueError error;
+  // One armed failure, with its own lock: arming and taking are each atomic.
+  class Fault {
+   public:
+    void arm(int count, QueueError error);
+    // Consumes one occurrence; the error while it lasts.
+    [[nodiscard]] std::optional<QueueError> take();
+
+   private:
+    Mutex mutex_;
+    int remaining_ GUARDED_BY(mutex_) = 0;
+    QueueError error_ GUARDED_BY(mutex_);
   };
 
-  // Consumes one occurrence of `fault`; the error while it lasts.
-  [[nodiscard]] std::optional<QueueError> take(Fault& fault);
   // Sends the entries without an injected fault to `call`, and merges the answers by position.
   template <class Entry, class Call>
   [[nodiscard]] std::expected<BatchResult, QueueError> with_entry_faults(
       std::span<const Entry> entries, Fault& fault, Call call);
 
   QueuePort& inner_;
-  std::mutex mutex_;
-  Fault receive_, delete_call_, dlq_, delete_entry_, visibility_entry_;  // guarded by mutex_
+  Fault receive_, delete_call_, dlq_, delete_entry_, visibility_entry_;
 };
 
 }  // namespace ic::consumer::testing
