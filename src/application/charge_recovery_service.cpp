@@ -12,7 +12,6 @@ using charge::Charge;
 using charge::Debited;
 using charge::DebitRejected;
 using charge::DebitUnavailable;
-using charge::NotificationFailed;
 using charge::NotificationResult;
 using charge::NotificationSent;
 using charge::to_string;
