@@ -4,4 +4,9 @@ function(ic_target_warnings target)
                                            -Wold-style-cast -Wimplicit-fallthrough
                                            # designated initializers leave the rest defaulted on purpose
                                            -Wno-missing-field-initializers)
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    # Clang only: the lock annotations of core/thread_annotations.hpp are checked, and no
+    # conversion may silently change a value (sign and narrowing included).
+    target_compile_options(${target} PRIVATE -Wthread-safety -Wconversion)
+  endif()
 endfunction()

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake ninja-build pkg-config clang-format
+packages=(build-essential cmake ninja-build pkg-config clang-format clang-16 clang-tidy-16
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libfmt-dev libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev spin python3-venv)
 missing=()

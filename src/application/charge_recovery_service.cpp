@@ -15,7 +15,6 @@ using charge::Debited;
 using charge::DebitMisconfigured;
 using charge::DebitRejected;
 using charge::DebitUnavailable;
-using charge::NotificationFailed;
 using charge::NotificationResult;
 using charge::NotificationSent;
 using charge::to_string;

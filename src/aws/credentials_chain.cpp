@@ -15,7 +15,7 @@ CredentialsChain::CredentialsChain(std::vector<NamedProvider> providers, const C
     : providers_(std::move(providers)), clock_(clock), refresh_margin_(refresh_margin) {}
 
 std::expected<Credentials, AwsError> CredentialsChain::credentials() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const Instant now = clock_.now();
   if (cached_ && now < refresh_after_) return *cached_;
 
@@ -67,7 +67,7 @@ std::expected<Credentials, AwsError> CredentialsChain::search() {
 }
 
 std::optional<std::string> CredentialsChain::active_provider() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   if (!active_) return std::nullopt;
   return providers_[*active_].name;
 }

@@ -10,13 +10,13 @@
 
 #include <chrono>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "aws/credentials.hpp"
 #include "aws/endpoints.hpp"
+#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 #include "http/http_transport.hpp"
 
@@ -46,17 +46,17 @@ class CredentialsChain final : public CredentialsProvider {
   [[nodiscard]] std::optional<std::string> active_provider() const;
 
  private:
-  [[nodiscard]] std::expected<Credentials, AwsError> fetch(Instant now);
-  [[nodiscard]] std::expected<Credentials, AwsError> search();
+  [[nodiscard]] std::expected<Credentials, AwsError> fetch(Instant now) REQUIRES(mutex_);
+  [[nodiscard]] std::expected<Credentials, AwsError> search() REQUIRES(mutex_);
 
   std::vector<NamedProvider> providers_;
   const Clock& clock_;
   std::chrono::seconds refresh_margin_;
 
-  mutable std::mutex mutex_;
-  std::optional<std::size_t> active_;                    // guarded by mutex_
-  std::optional<Credentials> cached_;                    // guarded by mutex_
-  std::chrono::system_clock::time_point refresh_after_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  std::optional<std::size_t> active_ GUARDED_BY(mutex_);
+  std::optional<Credentials> cached_ GUARDED_BY(mutex_);
+  std::chrono::system_clock::time_point refresh_after_ GUARDED_BY(mutex_);
 };
 
 // The SDK-order chain over the real providers. `env` is the composition root's lookup.

@@ -66,7 +66,7 @@ std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const Error& er
   }
   const int cost = is_timeout_code(error.code) ? config_.timeout_retry_cost : config_.retry_cost;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (tokens_ < cost) return std::nullopt;
     tokens_ -= cost;
   }
@@ -76,12 +76,12 @@ std::optional<std::chrono::milliseconds> RetryPolicy::on_failure(const Error& er
 
 void RetryPolicy::on_success(const RetryAttempt& state) {
   const int refund = state.last_cost > 0 ? state.last_cost : config_.no_retry_increment;
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   tokens_ = std::min(config_.initial_tokens, tokens_ + refund);
 }
 
 int RetryPolicy::tokens() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return tokens_;
 }
 

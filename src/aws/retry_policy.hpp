@@ -20,11 +20,14 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <mutex>
 #include <optional>
 
+#include "aws/aws_error.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
+#include "core/thread_annotations.hpp"
 
 namespace ic::aws {
 
@@ -77,8 +80,8 @@ class RetryPolicy {
  private:
   RetryConfig config_;
   Random& random_;
-  mutable std::mutex mutex_;
-  int tokens_;  // guarded by mutex_; 0 <= tokens_ <= config_.initial_tokens
+  mutable Mutex mutex_;
+  int tokens_ GUARDED_BY(mutex_);  // 0 <= tokens_ <= config_.initial_tokens
 };
 
 }  // namespace ic::aws

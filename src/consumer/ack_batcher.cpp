@@ -41,7 +41,7 @@ void AckBatcher::start() {
 
 void AckBatcher::add_delete(DeleteEntry entry) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopping_) throw std::logic_error("AckBatcher::add_delete after stop");
     deletes_.push_back({std::move(entry), SteadyClock::now()});
   }
@@ -50,7 +50,7 @@ void AckBatcher::add_delete(DeleteEntry entry) {
 
 void AckBatcher::add_visibility(VisibilityEntry entry) {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     if (stopping_) throw std::logic_error("AckBatcher::add_visibility after stop");
     visibility_.push_back({std::move(entry), SteadyClock::now()});
   }
@@ -59,7 +59,7 @@ void AckBatcher::add_visibility(VisibilityEntry entry) {
 
 void AckBatcher::stop() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
   wake_.notify_one();
@@ -83,7 +83,7 @@ std::vector<Entry> AckBatcher::take_ready(std::deque<Pending<Entry>>& buffer,
 }
 
 void AckBatcher::run() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   while (true) {
     const auto now = SteadyClock::now();
     auto deletes = take_ready(deletes_, now);
@@ -102,9 +102,9 @@ void AckBatcher::run() {
       deadline = std::min(deadline, visibility_.front().added + flush_interval_);
     }
     if (deadline == SteadyClock::time_point::max()) {
-      wake_.wait(lock);
+      wake_.wait(mutex_);
     } else {
-      wake_.wait_until(lock, deadline);
+      wake_.wait_until(mutex_, deadline);
     }
   }
 }

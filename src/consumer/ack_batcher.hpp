@@ -5,14 +5,13 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "consumer/listener_observer.hpp"
 #include "consumer/queue_port.hpp"
+#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
@@ -41,9 +40,10 @@ class AckBatcher {
   };
 
   void run();
-  // Takes one batch from `buffer` if it is full, due, or we are stopping. Requires mutex_.
+  // Takes one batch from `buffer` if it is full, due, or we are stopping.
   template <class Entry>
-  std::vector<Entry> take_ready(std::deque<Pending<Entry>>& buffer, SteadyClock::time_point now);
+  std::vector<Entry> take_ready(std::deque<Pending<Entry>>& buffer, SteadyClock::time_point now)
+      REQUIRES(mutex_);
   template <class Entry>
   void send(BatchAction action, std::vector<Entry> entries);
 
@@ -51,11 +51,11 @@ class AckBatcher {
   ListenerObserver& observer_;
   const Millis flush_interval_;
 
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::deque<Pending<DeleteEntry>> deletes_;         // guarded by mutex_
-  std::deque<Pending<VisibilityEntry>> visibility_;  // guarded by mutex_
-  bool stopping_ = false;                            // guarded by mutex_
+  Mutex mutex_;
+  CondVar wake_;
+  std::deque<Pending<DeleteEntry>> deletes_ GUARDED_BY(mutex_);
+  std::deque<Pending<VisibilityEntry>> visibility_ GUARDED_BY(mutex_);
+  bool stopping_ GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

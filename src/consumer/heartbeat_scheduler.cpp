@@ -8,7 +8,7 @@ HeartbeatScheduler::HeartbeatScheduler() : thread_([this] { run(); }) {}
 
 HeartbeatScheduler::~HeartbeatScheduler() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stopping_ = true;
   }
   changed_.notify_all();
@@ -19,7 +19,7 @@ HeartbeatScheduler::Id HeartbeatScheduler::schedule(Millis interval, Tick tick) 
   interval = std::max(interval, Millis{1});
   Id id = 0;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     id = next_id_++;
     entries_.emplace(id, Entry{SteadyClock::now() + interval, interval, std::move(tick)});
   }
@@ -28,23 +28,23 @@ HeartbeatScheduler::Id HeartbeatScheduler::schedule(Millis interval, Tick tick) 
 }
 
 void HeartbeatScheduler::cancel(Id id) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   entries_.erase(id);
-  changed_.wait(lock, [&] { return running_ != id; });
+  changed_.wait(mutex_, [&]() REQUIRES(mutex_) { return running_ != id; });
 }
 
 void HeartbeatScheduler::run() {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   while (!stopping_) {
     auto next =
         std::ranges::min_element(entries_, {}, [](const auto& item) { return item.second.due; });
     if (next == entries_.end()) {
-      changed_.wait(lock);
+      changed_.wait(mutex_);
       continue;
     }
     if (const auto due = next->second.due; SteadyClock::now() < due) {
       // `due` is a copy: the entry may be erased while we wait.
-      changed_.wait_until(lock, due);
+      changed_.wait_until(mutex_, due);
       continue;
     }
     const Id id = next->first;

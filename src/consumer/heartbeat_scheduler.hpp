@@ -5,13 +5,12 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
 
+#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
@@ -44,12 +43,12 @@ class HeartbeatScheduler {
 
   void run();
 
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  std::map<Id, Entry> entries_;  // guarded by mutex_
-  Id next_id_ = 1;               // guarded by mutex_
-  Id running_ = 0;               // guarded by mutex_; 0 when no tick runs
-  bool stopping_ = false;        // guarded by mutex_
+  Mutex mutex_;
+  CondVar changed_;
+  std::map<Id, Entry> entries_ GUARDED_BY(mutex_);
+  Id next_id_ GUARDED_BY(mutex_) = 1;
+  Id running_ GUARDED_BY(mutex_) = 0;  // 0 when no tick runs
+  bool stopping_ GUARDED_BY(mutex_) = false;
   std::thread thread_;
 };
 

@@ -51,7 +51,7 @@ ListenerContainer::~ListenerContainer() {
 
 void ListenerContainer::request_stop() {
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     stop_requested_ = true;
   }
   changed_.notify_all();
@@ -66,8 +66,8 @@ void ListenerContainer::run() {
     receivers_.emplace_back([this] { receive_loop(); });
   }
   {
-    std::unique_lock lock(mutex_);
-    changed_.wait(lock, [this] { return stop_requested_; });
+    MutexLock lock(mutex_);
+    changed_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_requested_; });
   }
   finish_shutdown();
 }
@@ -76,18 +76,18 @@ void ListenerContainer::finish_shutdown() {
   // Workers take nothing new once stop is requested: what is queued goes back at once.
   std::vector<Message> unstarted;
   {
-    std::unique_lock lock(mutex_);
+    MutexLock lock(mutex_);
     unstarted.assign(std::make_move_iterator(ready_.begin()),
                      std::make_move_iterator(ready_.end()));
     ready_.clear();
   }
   return_unstarted(std::move(unstarted));
   {
-    std::unique_lock lock(mutex_);
-    const auto idle = [this] { return in_flight_ == 0; };
-    if (!changed_.wait_for(lock, config_.shutdown_grace, idle)) {
+    MutexLock lock(mutex_);
+    const auto idle = [this]() REQUIRES(mutex_) { return in_flight_ == 0; };
+    if (!changed_.wait_for(mutex_, config_.shutdown_grace, idle)) {
       observer_.on_grace_exceeded(in_flight_);
-      changed_.wait(lock, idle);
+      changed_.wait(mutex_, idle);
     }
   }
   for (auto& thread : workers_) thread.join();
@@ -102,8 +102,9 @@ void ListenerContainer::receive_loop() {
   while (true) {
     int asked = 0;
     {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [this] { return stop_requested_ || free_slots_ > 0; });
+      MutexLock lock(mutex_);
+      changed_.wait(mutex_,
+                    [this]() REQUIRES(mutex_) { return stop_requested_ || free_slots_ > 0; });
       if (stop_requested_) return;
       asked = static_cast<int>(std::min<std::ptrdiff_t>(free_slots_, kMaxReceiveMessages));
       free_slots_ -= asked;
@@ -113,17 +114,17 @@ void ListenerContainer::receive_loop() {
       const auto delay = backoff_delay(failures++, config_.receive_backoff.base,
                                        config_.receive_backoff.cap, Jitter::Equal, jitter_);
       observer_.on_receive_error(received.error(), delay);
-      std::unique_lock lock(mutex_);
+      MutexLock lock(mutex_);
       free_slots_ += asked;
       changed_.notify_all();
-      changed_.wait_for(lock, delay, [this] { return stop_requested_; });
+      changed_.wait_for(mutex_, delay, [this]() REQUIRES(mutex_) { return stop_requested_; });
       continue;
     }
     failures = 0;
     observer_.on_received(received->size());  // an empty poll also proves the queue answers
     std::vector<Message> late;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       free_slots_ += asked - static_cast<std::ptrdiff_t>(received->size());
       if (stop_requested_) {
         late = std::move(*received);
@@ -140,8 +141,9 @@ void ListenerContainer::worker_loop() {
   while (true) {
     std::optional<Message> message;
     {
-      std::unique_lock lock(mutex_);
-      changed_.wait(lock, [this] { return stop_requested_ || !ready_.empty(); });
+      MutexLock lock(mutex_);
+      changed_.wait(mutex_,
+                    [this]() REQUIRES(mutex_) { return stop_requested_ || !ready_.empty(); });
       if (stop_requested_) return;
       message = std::move(ready_.front());
       ready_.pop_front();
@@ -150,7 +152,7 @@ void ListenerContainer::worker_loop() {
     }
     process(*message);
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       observer_.on_in_flight(--in_flight_);
       ++free_slots_;
     }

@@ -11,12 +11,10 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -30,6 +28,7 @@
 #include "consumer/listener_observer.hpp"
 #include "consumer/queue_port.hpp"
 #include "core/random.hpp"
+#include "core/thread_annotations.hpp"
 
 namespace ic::consumer {
 
@@ -84,12 +83,12 @@ class ListenerContainer {
   AckBatcher batcher_;
   HeartbeatScheduler heartbeats_;
 
-  std::mutex mutex_;
-  std::condition_variable changed_;
-  bool stop_requested_ = false;    // guarded by mutex_
-  std::ptrdiff_t free_slots_ = 0;  // guarded by mutex_; workers minus queued and running
-  std::deque<Message> ready_;      // guarded by mutex_; received, not started
-  std::size_t in_flight_ = 0;      // guarded by mutex_
+  Mutex mutex_;
+  CondVar changed_;
+  bool stop_requested_ GUARDED_BY(mutex_) = false;
+  std::ptrdiff_t free_slots_ GUARDED_BY(mutex_) = 0;  // workers minus queued and running
+  std::deque<Message> ready_ GUARDED_BY(mutex_);      // received, not started
+  std::size_t in_flight_ GUARDED_BY(mutex_) = 0;
   std::vector<std::thread> workers_;
   std::vector<std::thread> receivers_;
 };

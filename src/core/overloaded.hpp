@@ -9,5 +9,7 @@ template <class... Fs>
 struct Overloaded : Fs... {
   using Fs::operator()...;
 };
+template <class... Fs>
+Overloaded(Fs...) -> Overloaded<Fs...>;  // clang 16 lacks aggregate deduction (P1816)
 
 }  // namespace ic

@@ -23,7 +23,7 @@ Random& real_random() {
 }
 
 double SeededRandom::uniform01() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return sample(engine_);
 }
 

@@ -3,8 +3,9 @@
 #pragma once
 
 #include <cstdint>
-#include <mutex>
 #include <random>
+
+#include "core/thread_annotations.hpp"
 
 namespace ic {
 
@@ -30,8 +31,8 @@ class SeededRandom final : public Random {
   [[nodiscard]] double uniform01() override;
 
  private:
-  std::mutex mutex_;
-  std::mt19937_64 engine_;  // guarded by mutex_
+  Mutex mutex_;
+  std::mt19937_64 engine_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic

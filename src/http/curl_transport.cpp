@@ -138,7 +138,7 @@ CurlHttpTransport::Handle& CurlHttpTransport::handle_for_this_thread() {
   auto handle = std::make_unique<Handle>();
   Handle* raw = handle.get();
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     handles_.push_back(std::move(handle));
   }
   cache.emplace(id_, raw);

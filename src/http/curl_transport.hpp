@@ -8,9 +8,9 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <vector>
 
+#include "core/thread_annotations.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::http {
@@ -34,8 +34,8 @@ class CurlHttpTransport final : public HttpTransport {
   Handle& handle_for_this_thread();
 
   const std::uint64_t id_;  // never reused, so a thread's cache cannot confuse two transports
-  std::mutex mutex_;
-  std::vector<std::unique_ptr<Handle>> handles_;  // guarded by mutex_
+  Mutex mutex_;
+  std::vector<std::unique_ptr<Handle>> handles_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::http

@@ -9,11 +9,12 @@
 #include <cctype>
 #include <charconv>
 #include <exception>
-#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 #include <vector>
+
+#include "core/thread_annotations.hpp"
 
 namespace ic::obs {
 namespace {
@@ -85,7 +86,7 @@ struct AdminServer::Impl {
   std::pair<bool, std::string> readiness() {
     std::vector<std::pair<std::string, ReadinessCheck>> snapshot;
     {
-      const std::scoped_lock lock(checks_mutex);
+      const MutexLock lock(checks_mutex);
       snapshot = checks;
     }
     bool ready = true;
@@ -131,13 +132,13 @@ struct AdminServer::Impl {
   const MetricsRegistry& registry;
   httplib::Server server;
 
-  std::mutex checks_mutex;
-  std::vector<std::pair<std::string, ReadinessCheck>> checks;  // guarded by checks_mutex
+  Mutex checks_mutex;
+  std::vector<std::pair<std::string, ReadinessCheck>> checks GUARDED_BY(checks_mutex);
 
-  std::mutex lifecycle_mutex;
-  bool started = false;  // guarded by lifecycle_mutex
-  bool stopped = false;  // guarded by lifecycle_mutex
-  std::thread thread;    // guarded by lifecycle_mutex
+  Mutex lifecycle_mutex;
+  bool started GUARDED_BY(lifecycle_mutex) = false;
+  bool stopped GUARDED_BY(lifecycle_mutex) = false;
+  std::thread thread GUARDED_BY(lifecycle_mutex);
   std::atomic<bool> listen_returned{false};
   std::atomic<std::uint16_t> bound_port{0};
 };
@@ -152,7 +153,7 @@ AdminServer::~AdminServer() {
 }
 
 void AdminServer::add_readiness_check(std::string name, ReadinessCheck check) {
-  const std::scoped_lock lock(impl_->checks_mutex);
+  const MutexLock lock(impl_->checks_mutex);
   auto& checks = impl_->checks;
   auto it = std::ranges::find(checks, name, &std::pair<std::string, ReadinessCheck>::first);
   if (it != checks.end()) {
@@ -164,7 +165,7 @@ void AdminServer::add_readiness_check(std::string name, ReadinessCheck check) {
 
 std::expected<void, std::string> AdminServer::start() {
   Impl& impl = *impl_;
-  const std::scoped_lock lock(impl.lifecycle_mutex);
+  const MutexLock lock(impl.lifecycle_mutex);
   if (impl.started) return std::unexpected("admin server already started");
   const std::string& host = impl.bind.host;
   const int port = impl.bind.port == 0 ? impl.server.bind_to_any_port(host)
@@ -189,7 +190,7 @@ std::expected<void, std::string> AdminServer::start() {
 
 void AdminServer::stop() {
   Impl& impl = *impl_;
-  const std::scoped_lock lock(impl.lifecycle_mutex);
+  const MutexLock lock(impl.lifecycle_mutex);
   if (!impl.started || impl.stopped) return;
   impl.server.stop();
   impl.thread.join();

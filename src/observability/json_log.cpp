@@ -115,7 +115,7 @@ void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<Log
   }
   std::string text = line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
   text.push_back('\n');
-  const std::scoped_lock lock(sink_mutex_);
+  MutexLock lock(sink_mutex_);
   sink_(text);
 }
 

@@ -15,11 +15,11 @@
 #include <functional>
 #include <initializer_list>
 #include <iosfwd>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <variant>
 
+#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
 namespace ic::obs {
@@ -107,9 +107,9 @@ class Logger {
 
  private:
   std::atomic<LogLevel> min_level_;
-  LogSink sink_;
+  LogSink sink_ GUARDED_BY(sink_mutex_);
   const Clock& clock_;
-  std::mutex sink_mutex_;
+  Mutex sink_mutex_;
 };
 
 // "2026-11-30T08:15:02.123Z": RFC 3339, UTC, milliseconds (truncated).

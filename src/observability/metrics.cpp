@@ -89,10 +89,10 @@ Series& Family<Series>::with(std::initializer_list<std::string_view> label_value
                                             label_names_.size(), label_values.size()));
   }
   {
-    const std::shared_lock lock(mutex_);
+    const ReaderLock lock(mutex_);
     if (auto it = series_.find(label_values); it != series_.end()) return *it->second;
   }
-  const std::unique_lock lock(mutex_);
+  const WriterLock lock(mutex_);
   auto [it, inserted] =
       series_.try_emplace(std::vector<std::string>(label_values.begin(), label_values.end()));
   if (inserted) it->second = factory_();
@@ -102,7 +102,7 @@ Series& Family<Series>::with(std::initializer_list<std::string_view> label_value
 template <class Series>
 void Family<Series>::for_each(
     const std::function<void(const std::vector<std::string>&, const Series&)>& visit) const {
-  const std::shared_lock lock(mutex_);
+  const ReaderLock lock(mutex_);
   for (const auto& [values, series] : series_) visit(values, *series);
 }
 
@@ -115,7 +115,7 @@ Family<Series>& MetricsRegistry::add(std::string_view name, std::string_view hel
                                      std::vector<std::string> label_names,
                                      typename Family<Series>::Factory factory) {
   check_names(name, label_names, std::same_as<Series, Histogram>);
-  const std::scoped_lock lock(mutex_);
+  const MutexLock lock(mutex_);
   if (auto it = families_.find(name); it != families_.end()) {
     auto* existing = std::get_if<std::unique_ptr<Family<Series>>>(&it->second);
     if (existing == nullptr || (*existing)->label_names() != label_names) {

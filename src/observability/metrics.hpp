@@ -25,13 +25,13 @@
 #include <initializer_list>
 #include <map>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <span>
 #include <string>
 #include <string_view>
 #include <variant>
 #include <vector>
+
+#include "core/thread_annotations.hpp"
 
 namespace ic::obs {
 
@@ -119,8 +119,9 @@ class Family {
   std::string help_;
   std::vector<std::string> label_names_;
   Factory factory_;
-  mutable std::shared_mutex mutex_;
-  std::map<std::vector<std::string>, std::unique_ptr<Series>, LabelValuesLess> series_;
+  mutable SharedMutex mutex_;
+  std::map<std::vector<std::string>, std::unique_ptr<Series>, LabelValuesLess> series_
+      GUARDED_BY(mutex_);
 };
 
 using CounterFamily = Family<Counter>;
@@ -150,8 +151,8 @@ class MetricsRegistry {
 
   using AnyFamily = std::variant<std::unique_ptr<CounterFamily>, std::unique_ptr<GaugeFamily>,
                                  std::unique_ptr<HistogramFamily>>;
-  mutable std::mutex mutex_;
-  std::map<std::string, AnyFamily, std::less<>> families_;
+  mutable Mutex mutex_;
+  std::map<std::string, AnyFamily, std::less<>> families_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::obs

@@ -89,7 +89,7 @@ void render_family(std::string& out, const HistogramFamily& family) {
 
 std::string MetricsRegistry::render() const {
   std::string out;
-  const std::scoped_lock lock(mutex_);
+  const MutexLock lock(mutex_);
   for (const auto& [name, family] : families_) {
     std::visit([&](const auto& f) { render_family(out, *f); }, family);
   }

@@ -7,8 +7,8 @@
 
 #include <atomic>
 #include <chrono>
-#include <mutex>
 
+#include "core/thread_annotations.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/local_http_server.hpp"
 
@@ -20,7 +20,7 @@ class FakeImds {
   explicit FakeImds(std::string expiration = "2026-11-30T10:00:00Z",
                     std::string role = "app-role") {
     auto& routes = server_.routes();
-    routes.Put("/latest/api/token", [this](const httplib::Request& req, httplib::Response& res) {
+    routes.Put("/latest/api/token", [](const httplib::Request& req, httplib::Response& res) {
       if (!req.has_header("x-aws-ec2-metadata-token-ttl-seconds")) {
         res.status = 400;
         return;
@@ -28,7 +28,7 @@ class FakeImds {
       res.set_content(std::string(kToken), "text/plain");
     });
     routes.Get("/latest/meta-data/iam/security-credentials/",
-               [this, role](const httplib::Request& req, httplib::Response& res) {
+               [role](const httplib::Request& req, httplib::Response& res) {
                  if (!authorised(req, res)) return;
                  res.set_content(role, "text/plain");
                });
@@ -55,14 +55,14 @@ class FakeImds {
   [[nodiscard]] std::vector<RecordedRequest> requests() const { return server_.requests(); }
   [[nodiscard]] int served() const { return served_; }
   void set_code(std::string code) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     code_ = std::move(code);
   }
   void set_credentials_status(int status) { credentials_status_ = status; }
 
  private:
   std::string code() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return code_;
   }
   static bool authorised(const httplib::Request& req, httplib::Response& res) {
@@ -73,8 +73,8 @@ class FakeImds {
 
   std::atomic<int> served_{0};
   std::atomic<int> credentials_status_{200};
-  mutable std::mutex mutex_;
-  std::string code_ = "Success";  // guarded by mutex_
+  mutable Mutex mutex_;
+  std::string code_ GUARDED_BY(mutex_) = "Success";
   // Last, so it is destroyed first: its threads stop (and are joined) before the state their
   // handlers read goes away.
   LocalHttpServer server_;

@@ -48,7 +48,7 @@ FakeQueue::Stored* FakeQueue::by_handle(std::string_view receipt_handle) {
 
 std::expected<std::vector<Message>, Error> FakeQueue::receive(int max_messages,
                                                               std::chrono::seconds wait) {
-  std::unique_lock lock(mutex_);
+  MutexLock lock(mutex_);
   receive_requests_.push_back(max_messages);
   const auto deadline = SteadyClock::now() + scaled(wait);
   std::vector<Message> out;
@@ -61,7 +61,7 @@ std::expected<std::vector<Message>, Error> FakeQueue::receive(int max_messages,
     }
     if (!out.empty() || now >= deadline) break;
     // Visibility expiry does not notify, so a long poll also rechecks now and then.
-    sent_.wait_for(lock, std::chrono::milliseconds{5});
+    sent_.wait_for(mutex_, std::chrono::milliseconds{5});
   }
   if (duplicate_next_ && !out.empty() && std::ssize(out) < max_messages) {
     duplicate_next_ = false;
@@ -72,7 +72,7 @@ std::expected<std::vector<Message>, Error> FakeQueue::receive(int max_messages,
 }
 
 std::expected<BatchResult, Error> FakeQueue::delete_batch(std::span<const DeleteEntry> entries) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   delete_calls_.emplace_back(entries.begin(), entries.end());
   BatchResult result;
   for (const auto& entry : entries) {
@@ -88,7 +88,7 @@ std::expected<BatchResult, Error> FakeQueue::delete_batch(std::span<const Delete
 
 std::expected<BatchResult, Error> FakeQueue::change_visibility_batch(
     std::span<const VisibilityEntry> entries) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   visibility_calls_.emplace_back(entries.begin(), entries.end());
   BatchResult result;
   const auto now = SteadyClock::now();
@@ -107,7 +107,7 @@ std::expected<BatchResult, Error> FakeQueue::change_visibility_batch(
 
 std::expected<void, Error> FakeQueue::send_to_dlq(std::string_view body,
                                                   const MessageAttributes& attributes) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   dead_lettered_.push_back({std::string(body), attributes});
   return {};
 }
@@ -115,7 +115,7 @@ std::expected<void, Error> FakeQueue::send_to_dlq(std::string_view body,
 std::string FakeQueue::send(std::string body, MessageAttributes attributes) {
   std::string id;
   {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     id = "msg-" + std::to_string(next_id_++);
     messages_.emplace(
         id,
@@ -130,18 +130,18 @@ std::string FakeQueue::send(std::string body, MessageAttributes attributes) {
 }
 
 void FakeQueue::duplicate_next_delivery() {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   duplicate_next_ = true;
 }
 
 std::size_t FakeQueue::remaining() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return static_cast<std::size_t>(
       std::ranges::count_if(messages_, [](const auto& item) { return !item.second.deleted; }));
 }
 
 std::size_t FakeQueue::visible() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   const auto now = SteadyClock::now();
   return static_cast<std::size_t>(std::ranges::count_if(messages_, [&](const auto& item) {
     return !item.second.deleted && item.second.visible_at <= now;
@@ -149,28 +149,28 @@ std::size_t FakeQueue::visible() const {
 }
 
 bool FakeQueue::deleted(std::string_view message_id) const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = messages_.find(message_id);
   return it != messages_.end() && it->second.deleted;
 }
 
 std::vector<DeadLettered> FakeQueue::dead_lettered() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return dead_lettered_;
 }
 
 std::vector<int> FakeQueue::receive_requests() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return receive_requests_;
 }
 
 std::vector<std::vector<DeleteEntry>> FakeQueue::delete_calls() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return delete_calls_;
 }
 
 std::vector<std::vector<VisibilityEntry>> FakeQueue::visibility_calls() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return visibility_calls_;
 }
 

@@ -6,15 +6,14 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "consumer/queue_port.hpp"
+#include "core/thread_annotations.hpp"
 
 namespace ic::testing {
 
@@ -71,24 +70,24 @@ class FakeQueue final : public consumer::QueuePort {
     bool deleted = false;
   };
   [[nodiscard]] SteadyClock::duration scaled(std::chrono::seconds seconds) const;
-  // Requires mutex_.
   [[nodiscard]] consumer::Message deliver(const std::string& id, Stored& stored,
-                                          SteadyClock::time_point now);
-  [[nodiscard]] Stored* by_handle(std::string_view receipt_handle);
+                                          SteadyClock::time_point now) REQUIRES(mutex_);
+  [[nodiscard]] Stored* by_handle(std::string_view receipt_handle) REQUIRES(mutex_);
 
   const Options options_;
-  mutable std::mutex mutex_;
-  std::condition_variable sent_;
-  std::deque<std::string> order_;  // message ids in send order
-  std::map<std::string, Stored, std::less<>> messages_;
-  std::map<std::string, std::string, std::less<>> handles_;  // receipt handle -> message id
-  std::size_t next_id_ = 0;
-  std::size_t next_handle_ = 0;
-  bool duplicate_next_ = false;
-  std::vector<DeadLettered> dead_lettered_;
-  std::vector<int> receive_requests_;
-  std::vector<std::vector<consumer::DeleteEntry>> delete_calls_;
-  std::vector<std::vector<consumer::VisibilityEntry>> visibility_calls_;
+  mutable Mutex mutex_;
+  CondVar sent_;
+  std::deque<std::string> order_ GUARDED_BY(mutex_);  // message ids in send order
+  std::map<std::string, Stored, std::less<>> messages_ GUARDED_BY(mutex_);
+  // receipt handle -> message id
+  std::map<std::string, std::string, std::less<>> handles_ GUARDED_BY(mutex_);
+  std::size_t next_id_ GUARDED_BY(mutex_) = 0;
+  std::size_t next_handle_ GUARDED_BY(mutex_) = 0;
+  bool duplicate_next_ GUARDED_BY(mutex_) = false;
+  std::vector<DeadLettered> dead_lettered_ GUARDED_BY(mutex_);
+  std::vector<int> receive_requests_ GUARDED_BY(mutex_);
+  std::vector<std::vector<consumer::DeleteEntry>> delete_calls_ GUARDED_BY(mutex_);
+  std::vector<std::vector<consumer::VisibilityEntry>> visibility_calls_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::testing

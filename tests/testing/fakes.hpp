@@ -5,11 +5,11 @@
 #include <atomic>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "consumer/lease_heartbeat.hpp"
+#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 #include "domain/charge.hpp"
 #include "domain/ports.hpp"
@@ -43,7 +43,7 @@ class FakeBank final : public charge::AccountDebitPort {
  public:
   charge::DebitResult debit(const charge::Charge& charge, std::string_view key) override {
     if (before_debit) before_debit(charge);
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     ++calls_;
     calls_by_key_[std::string(key)] += 1;
     if (auto it = scripted_.find(charge.id.value()); it != scripted_.end() && !it->second.empty()) {
@@ -57,20 +57,20 @@ class FakeBank final : public charge::AccountDebitPort {
 
   // The next debits of `charge_id` answer with these results, in order, before the default.
   void script(const std::string& charge_id, std::vector<charge::DebitResult> results) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     scripted_[charge_id] = std::move(results);
   }
   int calls() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return calls_;
   }
   int calls_for(const std::string& key) const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     auto it = calls_by_key_.find(key);
     return it == calls_by_key_.end() ? 0 : it->second;
   }
   std::size_t money_movements() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return debits_.size();
   }
 
@@ -78,35 +78,35 @@ class FakeBank final : public charge::AccountDebitPort {
   std::function<void(const charge::Charge&)> before_debit;
 
  private:
-  mutable std::mutex mutex_;
-  int calls_ = 0;
-  std::map<std::string, int> calls_by_key_;
-  std::map<std::string, std::string> debits_;
-  std::map<std::string, std::vector<charge::DebitResult>> scripted_;
+  mutable Mutex mutex_;
+  int calls_ GUARDED_BY(mutex_) = 0;
+  std::map<std::string, int> calls_by_key_ GUARDED_BY(mutex_);
+  std::map<std::string, std::string> debits_ GUARDED_BY(mutex_);
+  std::map<std::string, std::vector<charge::DebitResult>> scripted_ GUARDED_BY(mutex_);
 };
 
 class FakeNotifier final : public charge::NotificationPort {
  public:
   charge::NotificationResult notify(const charge::Charge&, std::string_view,
                                     std::string_view key) override {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     keys_.emplace_back(key);
     if (failing_) return charge::NotificationFailed{"gateway down"};
     return charge::NotificationSent{};
   }
   void fail_all() {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     failing_ = true;
   }
   std::vector<std::string> keys() const {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return keys_;
   }
 
  private:
-  mutable std::mutex mutex_;
-  bool failing_ = false;
-  std::vector<std::string> keys_;
+  mutable Mutex mutex_;
+  bool failing_ GUARDED_BY(mutex_) = false;
+  std::vector<std::string> keys_ GUARDED_BY(mutex_);
 };
 
 // Records the heartbeat calls and lets a test fire the extension by hand.

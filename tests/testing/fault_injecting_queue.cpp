@@ -8,36 +8,37 @@ using consumer::Message;
 using consumer::MessageAttributes;
 using consumer::VisibilityEntry;
 
-std::optional<Error> FaultInjectingQueue::take(Fault& fault) {
-  std::lock_guard lock(mutex_);
-  if (fault.remaining <= 0) return std::nullopt;
-  --fault.remaining;
-  return fault.error;
+void FaultInjectingQueue::Fault::arm(int count, Error error) {
+  MutexLock lock(mutex_);
+  remaining_ = count;
+  error_ = std::move(error);
+}
+
+std::optional<Error> FaultInjectingQueue::Fault::take() {
+  MutexLock lock(mutex_);
+  if (remaining_ <= 0) return std::nullopt;
+  --remaining_;
+  return error_;
 }
 
 void FaultInjectingQueue::fail_receives(int calls, Error error) {
-  std::lock_guard lock(mutex_);
-  receive_ = {calls, std::move(error)};
+  receive_.arm(calls, std::move(error));
 }
 
 void FaultInjectingQueue::fail_delete_calls(int calls, Error error) {
-  std::lock_guard lock(mutex_);
-  delete_call_ = {calls, std::move(error)};
+  delete_call_.arm(calls, std::move(error));
 }
 
 void FaultInjectingQueue::fail_dlq_sends(int calls, Error error) {
-  std::lock_guard lock(mutex_);
-  dlq_ = {calls, std::move(error)};
+  dlq_.arm(calls, std::move(error));
 }
 
 void FaultInjectingQueue::fail_delete_entries(int entries, Error error) {
-  std::lock_guard lock(mutex_);
-  delete_entry_ = {entries, std::move(error)};
+  delete_entry_.arm(entries, std::move(error));
 }
 
 void FaultInjectingQueue::fail_visibility_entries(int entries, Error error) {
-  std::lock_guard lock(mutex_);
-  visibility_entry_ = {entries, std::move(error)};
+  visibility_entry_.arm(entries, std::move(error));
 }
 
 template <class Entry, class Call>
@@ -47,7 +48,7 @@ std::expected<BatchResult, Error> FaultInjectingQueue::with_entry_faults(
   std::vector<Entry> passed;
   std::vector<std::size_t> positions;
   for (std::size_t i = 0; i < entries.size(); ++i) {
-    if (auto error = take(fault)) {
+    if (auto error = fault.take()) {
       result[i] = std::unexpected(*error);
     } else {
       passed.push_back(entries[i]);
@@ -65,13 +66,13 @@ std::expected<BatchResult, Error> FaultInjectingQueue::with_entry_faults(
 
 std::expected<std::vector<Message>, Error> FaultInjectingQueue::receive(int max_messages,
                                                                         std::chrono::seconds wait) {
-  if (auto error = take(receive_)) return std::unexpected(*error);
+  if (auto error = receive_.take()) return std::unexpected(*error);
   return ForwardingQueue::receive(max_messages, wait);
 }
 
 std::expected<BatchResult, Error> FaultInjectingQueue::delete_batch(
     std::span<const DeleteEntry> entries) {
-  if (auto error = take(delete_call_)) return std::unexpected(*error);
+  if (auto error = delete_call_.take()) return std::unexpected(*error);
   return with_entry_faults(entries, delete_entry_, [this](std::span<const DeleteEntry> rest) {
     return ForwardingQueue::delete_batch(rest);
   });
@@ -87,7 +88,7 @@ std::expected<BatchResult, Error> FaultInjectingQueue::change_visibility_batch(
 
 std::expected<void, Error> FaultInjectingQueue::send_to_dlq(std::string_view body,
                                                             const MessageAttributes& attributes) {
-  if (auto error = take(dlq_)) return std::unexpected(*error);
+  if (auto error = dlq_.take()) return std::unexpected(*error);
   return ForwardingQueue::send_to_dlq(body, attributes);
 }
 

@@ -8,10 +8,10 @@
 //   queue.fail_delete_entries(1, {.error_class = ErrorClass::Retryable, .code = "InternalError"});
 #pragma once
 
-#include <mutex>
 #include <optional>
 
 #include "consumer/forwarding_queue.hpp"
+#include "core/thread_annotations.hpp"
 
 namespace ic::testing {
 
@@ -40,20 +40,25 @@ class FaultInjectingQueue final : public consumer::ForwardingQueue {
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
  private:
-  struct Fault {
-    int remaining = 0;
-    Error error;
+  // One armed failure, with its own lock: arming and taking are each atomic.
+  class Fault {
+   public:
+    void arm(int count, Error error);
+    // Consumes one occurrence; the error while it lasts.
+    [[nodiscard]] std::optional<Error> take();
+
+   private:
+    Mutex mutex_;
+    int remaining_ GUARDED_BY(mutex_) = 0;
+    Error error_ GUARDED_BY(mutex_);
   };
 
-  // Consumes one occurrence of `fault`; the error while it lasts.
-  [[nodiscard]] std::optional<Error> take(Fault& fault);
   // Sends the entries without an injected fault to `call`, and merges the answers by position.
   template <class Entry, class Call>
   [[nodiscard]] std::expected<consumer::BatchResult, Error> with_entry_faults(
       std::span<const Entry> entries, Fault& fault, Call call);
 
-  std::mutex mutex_;
-  Fault receive_, delete_call_, dlq_, delete_entry_, visibility_entry_;  // guarded by mutex_
+  Fault receive_, delete_call_, dlq_, delete_entry_, visibility_entry_;
 };
 
 }  // namespace ic::testing

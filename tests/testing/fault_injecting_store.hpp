@@ -6,9 +6,9 @@
 
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 
+#include "core/thread_annotations.hpp"
 #include "idempotency/forwarding_store.hpp"
 
 namespace ic::testing {
@@ -21,7 +21,7 @@ class FaultInjectingStore final : public idem::ForwardingStore {
 
   // The next `times` calls of `operation` fail.
   void inject(idem::StoreOperation operation, Fault fault, int times = 1) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     faults_[operation] = {fault, times};
   }
   // Called before every operation reaches the inner store.
@@ -61,7 +61,7 @@ class FaultInjectingStore final : public idem::ForwardingStore {
     if (before) before(operation);
     std::optional<Fault> fault;
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       if (auto it = faults_.find(operation); it != faults_.end() && it->second.second > 0) {
         --it->second.second;
         fault = it->second.first;
@@ -76,8 +76,8 @@ class FaultInjectingStore final : public idem::ForwardingStore {
     return result;
   }
 
-  std::mutex mutex_;
-  std::map<idem::StoreOperation, std::pair<Fault, int>> faults_;
+  Mutex mutex_;
+  std::map<idem::StoreOperation, std::pair<Fault, int>> faults_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::testing

@@ -46,7 +46,7 @@ LocalHttpServer::LocalHttpServer() {
   const auto record_and_dispatch = [this](const httplib::Request& request,
                                           httplib::Response& response) {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       requests_.push_back({request.method, request.path, request.headers, request.body});
     }
     if (!routes_.dispatch(request, response)) response.status = 404;
@@ -92,7 +92,7 @@ std::string LocalHttpServer::url(std::string_view path) const {
 }
 
 std::vector<RecordedRequest> LocalHttpServer::requests() const {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return requests_;
 }
 

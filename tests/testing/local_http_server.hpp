@@ -16,12 +16,13 @@
 #include <httplib.h>
 
 #include <functional>
-#include <mutex>
 #include <regex>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <vector>
+
+#include "core/thread_annotations.hpp"
 
 namespace ic::testing {
 
@@ -87,8 +88,8 @@ class LocalHttpServer {
 
  private:
   Routes routes_;
-  mutable std::mutex mutex_;
-  std::vector<RecordedRequest> requests_;  // guarded by mutex_
+  mutable Mutex mutex_;
+  std::vector<RecordedRequest> requests_ GUARDED_BY(mutex_);
   int port_ = 0;
   httplib::Server server_;
   std::thread thread_;

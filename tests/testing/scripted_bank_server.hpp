@@ -3,12 +3,11 @@
 // server is destroyed (to provoke client timeouts without a long sleep).
 #pragma once
 
-#include <condition_variable>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/thread_annotations.hpp"
 #include "testing/local_http_server.hpp"
 
 namespace ic::testing {
@@ -32,7 +31,7 @@ class ScriptedBankServer {
 
   ~ScriptedBankServer() {
     {
-      std::lock_guard lock(mutex_);
+      MutexLock lock(mutex_);
       shutting_down_ = true;
     }
     released_.notify_all();
@@ -42,7 +41,7 @@ class ScriptedBankServer {
   ScriptedBankServer& operator=(const ScriptedBankServer&) = delete;
 
   void set_reply(Reply reply) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     reply_for_ = [reply = std::move(reply)](const httplib::Request&) { return reply; };
   }
 
@@ -55,13 +54,13 @@ class ScriptedBankServer {
     auto handle = [this](const httplib::Request& request, httplib::Response& response) {
       ReplyFor reply_for;
       {
-        std::lock_guard lock(mutex_);
+        MutexLock lock(mutex_);
         reply_for = reply_for_;
       }
       const Reply reply = reply_for(request);
       if (reply.hold_until_shutdown) {
-        std::unique_lock lock(mutex_);
-        released_.wait(lock, [this] { return shutting_down_; });
+        MutexLock lock(mutex_);
+        released_.wait(mutex_, [this]() REQUIRES(mutex_) { return shutting_down_; });
       }
       response.status = reply.status;
       response.set_content(reply.body, "application/json");
@@ -73,10 +72,10 @@ class ScriptedBankServer {
     server_.start();
   }
 
-  mutable std::mutex mutex_;
-  std::condition_variable released_;
-  bool shutting_down_ = false;  // guarded by mutex_
-  ReplyFor reply_for_;          // guarded by mutex_
+  mutable Mutex mutex_;
+  CondVar released_;
+  bool shutting_down_ GUARDED_BY(mutex_) = false;
+  ReplyFor reply_for_ GUARDED_BY(mutex_);
   LocalHttpServer server_;
 };
 

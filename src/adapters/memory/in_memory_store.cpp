@@ -16,7 +16,7 @@ std::int64_t InMemoryIdempotencyStore::expiry_after(Instant now) const {
 
 std::expected<idem::ClaimResult, Error> InMemoryIdempotencyStore::claim(
     const idem::ClaimRequest& request) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = records_.find(request.key);
   if (it != records_.end() && !idem::claim_allowed(it->second, request)) {
     return idem::ClaimResult{idem::classify_refusal(it->second, request.payload_hash), it->second};
@@ -67,7 +67,7 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
 
 std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::complete(
     std::string_view key, std::string_view token, const idem::Completion& completion, Instant now) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return finish(key, token, ClaimState::Done, completion.status, "", completion.result_ref, now);
 }
 
@@ -75,14 +75,14 @@ std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::fail(std::string_vi
                                                                   std::string_view token,
                                                                   const idem::Failure& failure,
                                                                   Instant now) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
 }
 
 std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::extend(std::string_view key,
                                                                     std::string_view token,
                                                                     Instant new_lease_until) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) return WriteOutcome::Fenced;
   record->lease_until = new_lease_until;
@@ -91,7 +91,7 @@ std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::extend(std::string_
 
 std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::release(std::string_view key,
                                                                      std::string_view token) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   ClaimRecord* record = held_by(key, token);
   if (record == nullptr) return WriteOutcome::Fenced;
   record->lease_until = Instant{};
@@ -100,7 +100,7 @@ std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::release(std::string
 
 std::expected<std::optional<ClaimRecord>, Error> InMemoryIdempotencyStore::get(
     std::string_view key) {
-  std::lock_guard lock(mutex_);
+  MutexLock lock(mutex_);
   auto it = records_.find(key);
   if (it == records_.end()) return std::nullopt;
   return it->second;

@@ -4,9 +4,9 @@
 
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <string>
 
+#include "core/thread_annotations.hpp"
 #include "idempotency/idempotency_store.hpp"
 
 namespace ic::memory {
@@ -36,17 +36,17 @@ class InMemoryIdempotencyStore final : public idem::IdempotencyStore {
 
  private:
   // The record our token still holds, or nullptr when the caller is fenced.
-  idem::ClaimRecord* held_by(std::string_view key, std::string_view token);
+  idem::ClaimRecord* held_by(std::string_view key, std::string_view token) REQUIRES(mutex_);
   // Final write shared by complete and fail. A retry that finds the very write it asked for,
   // under its own token, succeeds: its first response was lost, not fenced.
   idem::WriteOutcome finish(std::string_view key, std::string_view token, idem::ClaimState state,
                             const std::string& status, const std::string& reason,
-                            const std::string& result_ref, Instant now);
+                            const std::string& result_ref, Instant now) REQUIRES(mutex_);
   std::int64_t expiry_after(Instant now) const;
 
   const std::chrono::seconds retention_;
-  std::mutex mutex_;
-  std::map<std::string, idem::ClaimRecord, std::less<>> records_;  // guarded by mutex_
+  Mutex mutex_;
+  std::map<std::string, idem::ClaimRecord, std::less<>> records_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::memory

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "core/thread_annotations.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/fake_imds.hpp"
@@ -40,18 +41,18 @@ class ScriptedProvider final : public CredentialsProvider {
   explicit ScriptedProvider(std::expected<Credentials, AwsError> next) : next_(std::move(next)) {}
   std::expected<Credentials, AwsError> credentials() override {
     ++calls;
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     return next_;
   }
   void set(std::expected<Credentials, AwsError> next) {
-    std::lock_guard lock(mutex_);
+    MutexLock lock(mutex_);
     next_ = std::move(next);
   }
   std::atomic<int> calls{0};
 
  private:
-  std::mutex mutex_;
-  std::expected<Credentials, AwsError> next_;
+  Mutex mutex_;
+  std::expected<Credentials, AwsError> next_ GUARDED_BY(mutex_);
 };
 
 Credentials creds(std::string id, std::optional<TimePoint> expiration = std::nullopt) {

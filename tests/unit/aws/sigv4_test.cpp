@@ -125,7 +125,8 @@ std::string openssl_hmac_hex_chain(const std::string& secret, const std::string&
   auto key = mac("AWS4" + secret, "20261130");
   for (const auto* part : {"eu-west-1", "dynamodb", "aws4_request"}) key = mac(key, part);
   std::string hex;
-  for (unsigned char c : mac(key, string_to_sign)) hex += fmt::format("{:02x}", c);
+  for (const char c : mac(key, string_to_sign))
+    hex += fmt::format("{:02x}", static_cast<unsigned char>(c));
   return hex;
 }
 

@@ -15,9 +15,9 @@ TEST(ChargeId, AcceptsTheFullAlphabetAndBounds) {
 }
 
 TEST(ChargeId, RefusesEmptyTooLongAndForeignCharacters) {
-  for (std::string bad : {std::string(), std::string(129, 'x'), std::string("CHG 1"),
-                          std::string("CHG|1"), std::string("CHG/1"), std::string("CHG\n"),
-                          std::string("CH\0G", 4), std::string("CHG-\xc3\xa9")}) {
+  for (const std::string& bad : {std::string(), std::string(129, 'x'), std::string("CHG 1"),
+                                 std::string("CHG|1"), std::string("CHG/1"), std::string("CHG\n"),
+                                 std::string("CH\0G", 4), std::string("CHG-\xc3\xa9")}) {
     auto parsed = ChargeId::parse(bad);
     ASSERT_FALSE(parsed) << bad;
     EXPECT_EQ(parsed.error().field, "chargeId");

@@ -5,8 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include <mutex>
-
+#include "core/thread_annotations.hpp"
 #include "testing/no_sleep.hpp"
 #include "testing/static_credentials.hpp"
 
@@ -21,14 +20,18 @@ class RecordingTransport final : public http::HttpTransport {
   RecordingTransport(std::string reply, long status) : reply_(std::move(reply)), status_(status) {}
   std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
                                                                const http::HttpTimeouts&) override {
-    std::lock_guard lock(mutex_);
-    requests.push_back(request);
+    MutexLock lock(mutex_);
+    requests_.push_back(request);
     return http::HttpResponse{.status = status_, .headers = {}, .body = reply_};
   }
-  std::vector<http::HttpRequest> requests;
+  [[nodiscard]] std::vector<http::HttpRequest> requests() const {
+    MutexLock lock(mutex_);
+    return requests_;
+  }
 
  private:
-  std::mutex mutex_;
+  mutable Mutex mutex_;
+  std::vector<http::HttpRequest> requests_ GUARDED_BY(mutex_);
   std::string reply_;
   long status_;
 };
@@ -46,13 +49,14 @@ struct Wiring {
         sqs(client) {}
 
   [[nodiscard]] std::string target(std::size_t i) const {
-    for (const auto& [name, value] : transport.requests.at(i).headers) {
+    const http::HttpRequest request = transport.requests().at(i);
+    for (const auto& [name, value] : request.headers) {
       if (name == "x-amz-target" || name == "X-Amz-Target") return value;
     }
     return {};
   }
   [[nodiscard]] json body(std::size_t i) const {
-    return json::parse(transport.requests.at(i).body);
+    return json::parse(transport.requests().at(i).body);
   }
 
   RecordingTransport transport;
@@ -89,7 +93,7 @@ TEST(SqsClient, EmptyBatchesSendNothing) {
   ASSERT_TRUE(deleted && changed);
   EXPECT_TRUE(deleted->empty());
   EXPECT_TRUE(changed->empty());
-  EXPECT_TRUE(wiring.transport.requests.empty());
+  EXPECT_TRUE(wiring.transport.requests().empty());
 }
 
 TEST(SqsClient, QueueSendsDeadLettersToTheDlqUrlAndDeletesOnTheSource) {
