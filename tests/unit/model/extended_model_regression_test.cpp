@@ -68,31 +68,27 @@ class ReopenableStore final : public idem::IdempotencyStore {
     return true;
   }
 
-  std::expected<idem::ClaimResult, Error> claim(
-      const idem::ClaimRequest& request) override {
+  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override {
     return inner_->claim(request);
   }
-  std::expected<WriteOutcome, Error> complete(std::string_view key,
-                                                         std::string_view token,
-                                                         const idem::Completion& completion,
-                                                         Instant now) override {
+  std::expected<WriteOutcome, Error> complete(std::string_view key, std::string_view token,
+                                              const idem::Completion& completion,
+                                              Instant now) override {
     return inner_->complete(key, token, completion, now);
   }
   std::expected<WriteOutcome, Error> fail(std::string_view key, std::string_view token,
-                                                     const idem::Failure& failure,
-                                                     Instant now) override {
+                                          const idem::Failure& failure, Instant now) override {
     return inner_->fail(key, token, failure, now);
   }
   std::expected<WriteOutcome, Error> extend(std::string_view key, std::string_view token,
-                                                       Instant until) override {
+                                            Instant until) override {
     return inner_->extend(key, token, until);
   }
   std::expected<WriteOutcome, Error> release(std::string_view key,
-                                                        std::string_view token) override {
+                                             std::string_view token) override {
     return inner_->release(key, token);
   }
-  std::expected<std::optional<idem::ClaimRecord>, Error> get(
-      std::string_view key) override {
+  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override {
     return inner_->get(key);
   }
 
@@ -123,9 +119,9 @@ class ExtendedModelRegression : public ServiceFixture {
   WriteOutcome extend_as(const std::string& token, const Clock& at) {
     return memory.extend(key, token, at.now() + kLease).value();
   }
-  static consumer::Disposition handle(application::ChargeRecoveryService& worker, const charge::Charge& c,
-                                  std::string_view hash, consumer::LeaseHeartbeat& beat,
-                                  int receive_count = 1) {
+  static consumer::Disposition handle(application::ChargeRecoveryService& worker,
+                                      const charge::Charge& c, std::string_view hash,
+                                      consumer::LeaseHeartbeat& beat, int receive_count = 1) {
     return worker.handle({.charge = c, .payload_hash = hash, .receive_count = receive_count}, beat);
   }
   static idem::ClaimRecord record_of(ReopenableStore& reopenable, const std::string& k) {
@@ -355,8 +351,8 @@ TEST_F(ExtendedModelRegression, SkewPlusALateHeartbeatBeyondTheBoundStoreLetsAFa
 // holder's heartbeat and final write are fenced, and the bank answers the second debit call.
 TEST_F(ExtendedModelRegression, SkewBeyondTheBoundServiceStillMovesMoneyOnce) {
   const SkewedClock w0_clock(clock, kLease / 2 + 1ms);
-  auto w0_service = application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens, observer,
-                                                  {.lease = kLease, .owner = "W0"});
+  auto w0_service = application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens,
+                                                       observer, {.lease = kLease, .owner = "W0"});
   RecordingHeartbeat w0_heartbeat;
   consumer::Disposition w0 = consumer::RetryLater{};
   bool w1_held = true;
@@ -380,8 +376,8 @@ TEST_F(ExtendedModelRegression, SkewBeyondTheBoundServiceStillMovesMoneyOnce) {
 
 TEST_F(ExtendedModelRegression, SkewAtTheBoundServiceRetriesTheCopyAndKeepsTheHolder) {
   const SkewedClock w0_clock(clock, kLease / 2);
-  auto w0_service = application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens, observer,
-                                                  {.lease = kLease, .owner = "W0"});
+  auto w0_service = application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens,
+                                                       observer, {.lease = kLease, .owner = "W0"});
   RecordingHeartbeat w0_heartbeat;
   consumer::Disposition w0 = consumer::Ack{};
   bool w1_held = false;
