@@ -1,5 +1,5 @@
 // Compiler-checked locking: clang's thread-safety analysis (-Wthread-safety, on in the clang
-// preset) proves at compile time that a member declared GUARDED_BY(mu) is only touched with mu
+// preset) checks at compile time that a member declared GUARDED_BY(mu) is only touched with mu
 // held and that a function declared REQUIRES(mu) is only called with mu held. The macros are
 // those of clang's documentation; they expand to nothing on other compilers. ic::Mutex and
 // ic::MutexLock are std::mutex and a scoped lock that carry the annotations.
@@ -41,8 +41,8 @@
 
 namespace ic {
 
-// std::mutex as a capability. Lock it through MutexLock; lock()/unlock() exist for CondVar
-// and for the rare hand-over-hand code.
+// std::mutex as a capability. Lock it through MutexLock; lock()/unlock() make it a
+// BasicLockable for CondVar.
 class CAPABILITY("mutex") Mutex {
  public:
   void lock() ACQUIRE() { mutex_.lock(); }
@@ -112,8 +112,9 @@ class SCOPED_CAPABILITY WriterLock {
   SharedMutex& mu_;
 };
 
-// A condition variable for ic::Mutex (std::condition_variable_any over the Mutex itself, so
-// the waits need no access to the std::mutex inside). Every wait requires `mu` held; it
+// A condition variable for ic::Mutex: std::condition_variable_any over the Mutex itself, so
+// the waits need no access to the std::mutex inside (the price, one more internal lock per wait
+// and notify, is nothing next to a queue round trip). Every wait requires `mu` held; it
 // releases mu while blocked and holds it again when it returns, so to the analysis the caller
 // holds mu throughout.
 //
