@@ -15,6 +15,7 @@
 #include <variant>
 
 #include "domain/charge_status.hpp"
+#include "testing/dispositions.hpp"
 #include "testing/service_fixture.hpp"
 
 namespace ic::testing {
@@ -128,14 +129,6 @@ class ExtendedModelRegression : public ServiceFixture {
     auto r = reopenable.get(k);
     EXPECT_TRUE(r.has_value() && r->has_value()) << "no record for " << k;
     return r.has_value() && r->has_value() ? **r : idem::ClaimRecord{};
-  }
-  static bool is_retry(const consumer::Disposition& d, const std::string& reason) {
-    const auto* retry = std::get_if<consumer::RetryLater>(&d);
-    return retry != nullptr && retry->reason == reason;
-  }
-  static bool is_dead_letter(const consumer::Disposition& d, std::string_view reason) {
-    const auto* dead = std::get_if<consumer::DeadLetter>(&d);
-    return dead != nullptr && dead->reason == reason;
   }
 };
 

@@ -9,6 +9,7 @@
 #include <variant>
 
 #include "domain/charge_status.hpp"
+#include "testing/dispositions.hpp"
 #include "testing/service_fixture.hpp"
 
 namespace ic::testing {
@@ -38,14 +39,6 @@ class ModelRegression : public ServiceFixture {
   WriteOutcome complete_as(const std::string& token) {
     return memory.complete(key, token, {.status = "DEBITED", .result_ref = "DBT-1"}, clock.now())
         .value();
-  }
-  static bool is_retry(const consumer::Disposition& d, const std::string& reason) {
-    const auto* retry = std::get_if<consumer::RetryLater>(&d);
-    return retry != nullptr && retry->reason == reason;
-  }
-  static bool is_dead_letter(const consumer::Disposition& d, std::string_view reason) {
-    const auto* dead = std::get_if<consumer::DeadLetter>(&d);
-    return dead != nullptr && dead->reason == reason;
   }
 };
 
