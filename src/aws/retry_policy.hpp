@@ -20,11 +20,8 @@
 #pragma once
 
 #include <chrono>
-#include <functional>
-#include <mutex>
 #include <optional>
 
-#include "aws/aws_error.hpp"
 #include "core/error.hpp"
 #include "core/random.hpp"
 #include "core/thread_annotations.hpp"
