@@ -25,7 +25,14 @@ model-check: deps
 system-test: build
 	scripts/run-pytest.sh
 
-test: unit-test model-check system-test
+test: unit-test model-check system-test deploy-check
+
+# The deployment artifacts under deploy/: hadolint, kubeconform against Kubernetes' and KEDA's
+# schemas (offline), systemd-analyze verify, promtool check + test rules, and the runtime
+# image's exact file set run in a chroot (deploy/check.sh says what each step proves).
+.PHONY: deploy-check
+deploy-check: build
+	deploy/check.sh
 
 asan-test: deps
 	cmake --preset asan >/dev/null

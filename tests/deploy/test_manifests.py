@@ -1,0 +1,178 @@
+"""What the schemas cannot check about deploy/: that the manifests, the unit and the image agree
+with each other and with the binary. kubeconform (deploy/check.sh) checks each object's shape;
+these check the wiring between them, and finally start the consumer with the manifests' own
+settings on the local stack.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tools.local_stack import ChargeStack, Consumers, FakeBank, REPO_ROOT, wait_until
+
+DEPLOY = REPO_ROOT / "deploy"
+LONG_POLL_SECONDS = 20 + 5  # WaitTimeSeconds plus the answer's margin (docs/design.md §4)
+
+
+def objects() -> list[dict[str, Any]]:
+    docs: list[dict[str, Any]] = []
+    for path in sorted((DEPLOY / "k8s").glob("*.yaml")):
+        docs.extend(d for d in yaml.safe_load_all(path.read_text()) if d)
+    return docs
+
+
+def the(kind: str) -> dict[str, Any]:
+    found = [o for o in objects() if o["kind"] == kind]
+    assert len(found) == 1, f"expected one {kind}, found {len(found)}"
+    return found[0]
+
+
+def container() -> dict[str, Any]:
+    (c,) = the("Deployment")["spec"]["template"]["spec"]["containers"]
+    return c
+
+
+def pod_settings() -> dict[str, str]:
+    """The environment the container starts with: the ConfigMap, then env (which wins)."""
+    c = container()
+    (source,) = c["envFrom"]
+    assert source["configMapRef"]["name"] == the("ConfigMap")["metadata"]["name"]
+    return {**the("ConfigMap")["data"], **{e["name"]: e["value"] for e in c["env"]}}
+
+
+def unit_settings() -> dict[str, str]:
+    lines = (DEPLOY / "systemd" / "charge-recovery.env").read_text().splitlines()
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+
+
+def unit_directives() -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for line in (DEPLOY / "systemd" / "charge-recovery.service").read_text().splitlines():
+        if "=" in line and not line.startswith("#"):
+            key, value = line.split("=", 1)
+            out.setdefault(key, []).append(value)
+    return out
+
+
+def documented_settings() -> set[str]:
+    """The variables of docs/design.md §5's configuration table."""
+    text = (REPO_ROOT / "docs" / "design.md").read_text()
+    section = text[text.index("### Configuration") : text.index("### Command line")]
+    return set(re.findall(r"^\| `([A-Z0-9_]+)`", section, re.MULTILINE))
+
+
+def test_probes_and_scrapes_reach_the_port_admin_addr_binds() -> None:
+    host, port = pod_settings()["ADMIN_ADDR"].rsplit(":", 1)
+    # The pod IP, where kubelet and Prometheus connect; loopback would be unreachable for them.
+    assert host == "0.0.0.0"
+    c = container()
+    ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+    assert ports == {"admin": int(port)}
+    assert c["livenessProbe"]["httpGet"] == {"path": "/health/live", "port": "admin"}
+    assert c["readinessProbe"]["httpGet"] == {"path": "/health/ready", "port": "admin"}
+    annotations = the("Deployment")["spec"]["template"]["metadata"]["annotations"]
+    assert annotations["prometheus.io/port"] == port
+    assert annotations["prometheus.io/path"] == "/metrics"
+
+
+def test_admin_port_is_reachable_from_the_monitoring_namespace_only() -> None:
+    assert not [o for o in objects() if o["kind"] in ("Service", "Ingress")], "nothing may expose the admin port"
+    c = container()
+    assert "hostPort" not in c["ports"][0]
+    assert not the("Deployment")["spec"]["template"]["spec"].get("hostNetwork", False)
+    policy = the("NetworkPolicy")["spec"]
+    assert policy["podSelector"]["matchLabels"] == the("Deployment")["spec"]["template"]["metadata"]["labels"]
+    assert "Ingress" in policy["policyTypes"]
+    (rule,) = policy["ingress"]
+    assert rule["from"] == [{"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
+    assert rule["ports"] == [{"protocol": "TCP", "port": c["ports"][0]["containerPort"]}]
+
+
+def test_objects_refer_to_each_other_by_the_right_names() -> None:
+    namespace = the("Namespace")["metadata"]["name"]
+    assert {o["metadata"]["namespace"] for o in objects() if o["kind"] != "Namespace"} == {namespace}
+    deployment = the("Deployment")
+    labels = deployment["spec"]["template"]["metadata"]["labels"]
+    assert deployment["spec"]["selector"]["matchLabels"] == labels
+    assert the("PodDisruptionBudget")["spec"]["selector"]["matchLabels"] == labels
+    account = the("ServiceAccount")
+    assert deployment["spec"]["template"]["spec"]["serviceAccountName"] == account["metadata"]["name"]
+    assert re.fullmatch(r"arn:aws:iam::\d{12}:role/[\w+=,.@-]+", account["metadata"]["annotations"]["eks.amazonaws.com/role-arn"])
+    scaled = the("ScaledObject")["spec"]
+    assert scaled["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
+    (trigger,) = scaled["triggers"]
+    assert trigger["type"] == "aws-sqs-queue"
+    assert trigger["authenticationRef"]["name"] == the("TriggerAuthentication")["metadata"]["name"]
+    assert trigger["metadata"]["queueURL"] == pod_settings()["CHARGE_QUEUE_URL"]
+    assert trigger["metadata"]["awsRegion"] == pod_settings()["AWS_REGION"]
+    assert trigger["metadata"]["scaleOnInFlight"] == "false"  # ApproximateNumberOfMessages only
+    # The floor survives one voluntary disruption.
+    assert scaled["minReplicaCount"] - the("PodDisruptionBudget")["spec"]["maxUnavailable"] >= 1
+
+
+def test_pod_runs_as_the_image_user_without_privileges() -> None:
+    image_user = re.search(r"^USER (\d+):(\d+)$", (DEPLOY / "Containerfile").read_text(), re.MULTILINE)
+    assert image_user, "the Containerfile must set a numeric USER"
+    pod = the("Deployment")["spec"]["template"]["spec"]["securityContext"]
+    assert pod["runAsNonRoot"] is True
+    assert (pod["runAsUser"], pod["runAsGroup"]) == (int(image_user.group(1)), int(image_user.group(2)))
+    assert pod["seccompProfile"] == {"type": "RuntimeDefault"}
+    assert container()["securityContext"] == {
+        "allowPrivilegeEscalation": False,
+        "readOnlyRootFilesystem": True,
+        "privileged": False,
+        "capabilities": {"drop": ["ALL"]},
+    }
+    assert the("Namespace")["metadata"]["labels"]["pod-security.kubernetes.io/enforce"] == "restricted"
+
+
+def test_stop_timeouts_outlast_the_drain() -> None:
+    pod_grace = the("Deployment")["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+    assert pod_grace >= int(pod_settings()["SHUTDOWN_GRACE_SECONDS"]) + LONG_POLL_SECONDS
+    (stop,) = unit_directives()["TimeoutStopSec"]
+    assert int(stop.removesuffix("s")) >= int(unit_settings()["SHUTDOWN_GRACE_SECONDS"]) + LONG_POLL_SECONDS
+
+
+@pytest.mark.parametrize("source", ["pod", "unit"])
+def test_every_setting_is_a_documented_one(source: str) -> None:
+    settings = pod_settings() if source == "pod" else unit_settings()
+    assert set(settings) <= documented_settings(), set(settings) - documented_settings()
+    required = {"AWS_REGION", "CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE", "CORE_BANKING_URL", "NOTIFICATION_URL"}
+    assert required <= set(settings)
+
+
+def listening_sockets(pid: int) -> set[tuple[str, int]]:
+    """(hex local address, port) of the TCP sockets the process's network namespace listens on."""
+    out = set()
+    for table in ("tcp", "tcp6"):
+        for line in Path(f"/proc/{pid}/net/{table}").read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            if state == "0A":  # LISTEN
+                address, port = local.split(":")
+                out.add((address, int(port, 16)))
+    return out
+
+
+def test_consumer_runs_with_the_manifest_settings(charge_stack: ChargeStack, consumers: Consumers, fake_bank: FakeBank) -> None:
+    """The pod's own environment, with only the addresses of the local stack swapped in."""
+    local = {**charge_stack.env(), **fake_bank.env()}
+    env = {**pod_settings(), **{k: v for k, v in local.items() if k in pod_settings() or k.startswith("AWS_")}}
+    env["ADMIN_ADDR"] = "0.0.0.0:0"  # the manifest's host; any free port here
+    env["LEASE_SECONDS"] = str(charge_stack.lease_seconds)  # the queue's visibility timeout
+    consumer = consumers.start(**env)
+
+    port = consumer.started["adminPort"]
+    assert ("00000000", port) in listening_sockets(consumer.pid)  # every address of the pod
+    assert consumer.get("/health/live")[0] == 200
+    wait_until(lambda: consumer.get("/health/ready")[0] == 200, timeout=30, description="ready")
+
+    charge_stack.send_bodies(['{"schemaVersion":1,"chargeId":"CHG-MANIFEST-1","accountId":"ACC-0012345678",'
+                              '"chargeType":"SMS_ALERT_FEE","amountMinor":2500,"currency":"INR","dueDate":"2026-11-30"}'])
+    record = charge_stack.final_record("CHG-MANIFEST-1")
+    assert (record["state"], record["status"]) == ("DONE", "DEBITED")
+    assert consumer.metric("ic_debits_total", result="debited") == 1
