@@ -81,8 +81,8 @@ sed "s#^ExecStart=/usr/local/bin/charge-recovery #ExecStart=$binary #" \
   deploy/systemd/charge-recovery.service >"$scratch/charge-recovery.service"
 grep -q "^ExecStart=$binary run$" "$scratch/charge-recovery.service"
 # verify reports unknown or misspelt settings only as warnings: any output fails the check.
-systemd-analyze verify --man=no "$scratch/charge-recovery.service" >"$scratch/verify" 2>&1 || true
-if [ -s "$scratch/verify" ] || ! systemd-analyze verify --man=no "$scratch/charge-recovery.service"; then
+if ! systemd-analyze verify --man=no "$scratch/charge-recovery.service" >"$scratch/verify" 2>&1 ||
+  [ -s "$scratch/verify" ]; then
   cat "$scratch/verify"
   echo "deploy-check: systemd-analyze verify reported the unit" >&2
   exit 1

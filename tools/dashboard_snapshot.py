@@ -35,6 +35,7 @@ import matplotlib.pyplot as plt  # noqa: E402 (after choosing the backend)
 
 from tools.local_stack import Consumers, ProcessManager, http_ok, provision_stack, start_fake_bank, start_moto, wait_until  # noqa: E402
 from tools.local_stack.paths import REPO_ROOT  # noqa: E402
+from tools.metric_names import exported_names, metric_names  # noqa: E402
 
 DASHBOARD = REPO_ROOT / "deploy" / "grafana" / "charge-recovery.json"
 RULES = REPO_ROOT / "deploy" / "prometheus" / "alerts.yml"
@@ -105,17 +106,20 @@ def legend(template: str, labels: dict[str, str]) -> str:
 
 def plot(panels: list[dict[str, Any]], results: dict[tuple[int, str], list[dict[str, Any]]], start: float,
          firing: list[str], out: Path) -> None:
+    exported = exported_names()
     rows = max(p["gridPos"]["y"] + p["gridPos"]["h"] for p in panels)
-    fig = plt.figure(figsize=(24, rows * 0.62))
-    grid = fig.add_gridspec(rows, 24, hspace=2.2, wspace=1.2)
+    fig = plt.figure(figsize=(24, rows * 0.55))
+    grid = fig.add_gridspec(rows, 24, hspace=2.4, wspace=1.2, top=0.95, bottom=0.02, left=0.03, right=0.99)
     for panel in panels:
         pos = panel["gridPos"]
         ax = fig.add_subplot(grid[pos["y"] : pos["y"] + pos["h"], pos["x"] : pos["x"] + pos["w"]])
         ax.set_title(panel["title"], fontsize=11, loc="left")
         series = [(t, s) for t in panel["targets"] for s in results[(panel["id"], t["refId"])]]
         if not series:
-            ax.text(0.5, 0.5, "no data: this build does not export it", ha="center", va="center", color="grey",
-                    transform=ax.transAxes)
+            missing = set().union(*(metric_names(t["expr"]) for t in panel["targets"])) - exported
+            # Labelled counters appear at their first event: no series of an exported one means none.
+            note = f"not exported by this build: {', '.join(sorted(missing))}" if missing else "no events in this run"
+            ax.text(0.5, 0.5, note, ha="center", va="center", color="grey", transform=ax.transAxes, wrap=True)
             ax.set_xticks([])
             ax.set_yticks([])
             continue
@@ -131,14 +135,14 @@ def plot(panels: list[dict[str, Any]], results: dict[tuple[int, str], list[dict[
             xs = [float(t) - start for t, _ in s["values"]]
             ys = [float(v) for _, v in s["values"]]
             ax.plot(xs, ys, label=legend(target["legendFormat"], s["metric"]), linewidth=1.4)
-        ax.set_xlabel("seconds into the run", fontsize=8)
         ax.tick_params(labelsize=8)
         ax.legend(fontsize=7, loc="upper left", ncol=2)
         ax.grid(alpha=0.3)
     fig.suptitle(
         "charge-recovery dashboard (deploy/grafana/charge-recovery.json) drawn from a real run: two consumers on the "
-        "local stack, bank outage at 35-55 s\nalerts firing at the end: " + (", ".join(firing) or "none"),
+        "local stack, x axis in seconds, bank outage at 35-55 s\nalerts firing at the end: " + (", ".join(firing) or "none"),
         fontsize=13,
+        y=0.985,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=70, bbox_inches="tight")

@@ -20,7 +20,7 @@ out=$2
 ca_bundle=$(curl-config --ca)
 [ -s "$ca_bundle" ] || { echo "runtime-rootfs: CA bundle '$ca_bundle' is missing or empty" >&2; exit 2; }
 
-needs=$(ldd "$binary")
+needs=$(ldd "$binary" 2>&1) || { echo "runtime-rootfs: ldd cannot list $binary's libraries: $needs" >&2; exit 1; }
 if grep -q "not found" <<<"$needs"; then
   echo "runtime-rootfs: unresolved libraries:" >&2
   grep "not found" <<<"$needs" >&2

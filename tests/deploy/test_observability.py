@@ -12,6 +12,7 @@ from pathlib import Path
 import yaml
 
 from tools.local_stack import REPO_ROOT
+from tools.metric_names import exported_names, metric_names
 
 DASHBOARD = REPO_ROOT / "deploy" / "grafana" / "charge-recovery.json"
 ALERTS = REPO_ROOT / "deploy" / "prometheus" / "alerts.yml"
@@ -39,18 +40,6 @@ def dashboard_exprs() -> list[str]:
 
 def alert_rules() -> list[dict]:
     return [r for g in yaml.safe_load(ALERTS.read_text())["groups"] for r in g["rules"]]
-
-
-def metric_names(expr: str) -> set[str]:
-    names = set(re.findall(r"(?<![\w:])((?:ic|process|aws)_[a-z0-9_]+)\b", expr))
-    return {re.sub(r"_(bucket|sum|count)$", "", n) if n.startswith("ic_processing_seconds") else n for n in names}
-
-
-def exported_names() -> set[str]:
-    names: set[str] = set()
-    for path in (REPO_ROOT / "src").rglob("*.cpp"):
-        names |= set(re.findall(r'"(ic_[a-z0-9_]+)"', path.read_text()))
-    return names
 
 
 def test_every_dashboard_expression_parses(tmp_path: Path) -> None:

@@ -60,8 +60,10 @@ def rootfs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def in_chroot(root: Path, args: list[str], env: dict[str, str], timeout: float = 60.0) -> subprocess.CompletedProcess[str]:
     """Run the image's binary inside `root` with exactly `env` (an image has no other)."""
-    # Root can chroot; anyone else needs a user namespace in which they are root.
-    prefix = ["chroot"] if os.geteuid() == 0 else ["unshare", "--map-root-user", "chroot"]
+    # Root can chroot; anyone else needs a user namespace in which they are root. Found here:
+    # `env` (the image's environment) has no PATH.
+    chroot = shutil.which("chroot") or "/usr/sbin/chroot"
+    prefix = [chroot] if os.geteuid() == 0 else [shutil.which("unshare") or "unshare", "--map-root-user", chroot]
     return subprocess.run(
         [*prefix, str(root), IMAGE_BINARY, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
     )
