@@ -27,6 +27,8 @@ constexpr std::string_view kPrometheusText = "text/plain; version=0.0.4; charset
 // Connections served at once; more wait for a thread. Far above what probes and scrapes need,
 // so only a flood of stalled clients reaches it, and low enough to bound their memory.
 constexpr std::size_t kMaxConnectionThreads = 256;
+// Connections the kernel completes before we accept them (capped by net.core.somaxconn).
+constexpr int kListenBacklog = 1024;
 // A slow or stalled client frees its thread after this long.
 constexpr std::chrono::seconds kIoTimeout{2};
 
@@ -175,9 +177,10 @@ struct AdminServer::Impl {
     // httplib's default sets SO_REUSEPORT, which lets a second process bind the same address
     // and receive a share of the probes meant for the first. SO_REUSEADDR alone still allows
     // a quick restart over TIME_WAIT connections but refuses a second live listener.
-    server.set_socket_options([](socket_t sock) {
+    server.set_socket_options([this](socket_t sock) {
       const int yes = 1;
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      listen_socket.store(sock);  // the last one httplib tries is the one it binds
     });
     server.Get("/health/live", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"status":"live"})", std::string(kJson));
@@ -205,6 +208,7 @@ struct AdminServer::Impl {
   bool stopped GUARDED_BY(lifecycle_mutex) = false;
   std::thread thread GUARDED_BY(lifecycle_mutex);
   std::atomic<bool> listen_returned{false};
+  std::atomic<socket_t> listen_socket{INVALID_SOCKET};
   std::atomic<std::uint16_t> bound_port{0};
 };
 
@@ -240,6 +244,10 @@ std::expected<void, std::string> AdminServer::start() {
   if (port <= 0) {
     return std::unexpected(fmt::format("cannot listen on {}:{}", host, impl.bind.port));
   }
+  // Debian's httplib listens with a backlog of 5: a burst of connections (slow clients, or
+  // just many) fills it, the kernel then drops SYNs, and a probe connecting behind them waits
+  // for a 1 s SYN retransmit. Linux lets listen() be called again to raise the backlog.
+  ::listen(impl.listen_socket.load(), kListenBacklog);
   impl.started = true;
   impl.bound_port.store(static_cast<std::uint16_t>(port));
   impl.thread = std::thread([&impl] {

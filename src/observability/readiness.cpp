@@ -33,7 +33,8 @@ Readiness::Readiness(const Clock& clock, std::vector<DependencySpec> specs,
 }
 
 Readiness::State* Readiness::find(std::string_view name) {
-  auto it = std::ranges::find(states_, name, [](const State& s) { return s.spec.name; });
+  auto it = std::ranges::find(states_, name,
+                              [](const State& s) -> const std::string& { return s.spec.name; });
   return it == states_.end() ? nullptr : &*it;
 }
 
@@ -48,10 +49,15 @@ void Readiness::succeeded(std::string_view dependency) {
   MutexLock lock(mutex_);
   State* state = find(dependency);
   if (state == nullptr) return;
-  const auto before = verdicts();
   const Instant now = clock_.now();
-  state->failures = 0;
   state->last_event = now;
+  const bool recovers_another = std::ranges::any_of(states_, [&](const State& other) {
+    return !other.status.up && other.spec.recovered_by == dependency;
+  });
+  // Every receive and store call lands here: when nothing changes, change nothing.
+  if (state->status.up && state->failures == 0 && !recovers_another) return;
+  const auto before = verdicts();
+  state->failures = 0;
   state->status.up = true;
   state->status.code.clear();
   state->status.detail.clear();
