@@ -14,7 +14,7 @@ constexpr std::string_view kProbeKey = "__readiness_probe__";
 // Below 3, a charge whose effect outlives a lease or two (answered DUPLICATE_IN_PROGRESS on
 // each redelivery) is dead-lettered by SQS itself, without a failureReason (§2).
 constexpr std::int64_t kMinMaxReceiveCount = 3;
-// Each probe is one attempt bounded by the probe clients' total timeout.
+// A round is three probes of one attempt each, bounded by the probe clients' 5 s timeout.
 constexpr std::chrono::seconds kProbeRoundBound{15};
 // After a failed round: soon enough to see a recovery quickly, rare enough to cost nothing.
 constexpr std::chrono::seconds kRetryInterval{5};
