@@ -11,27 +11,42 @@ using namespace std::chrono_literals;
 // whose single-item writes should answer in milliseconds.
 constexpr http::HttpTimeouts kDynamoDbTimeouts{.connect = 2s, .total = 5s};
 constexpr http::HttpTimeouts kSqsTimeouts{.connect = 2s, .total = 30s};
+constexpr http::HttpTimeouts kProbeTimeouts{.connect = 2s, .total = 5s};
+
+aws::JsonServiceConfig dynamodb_config(const AwsSettings& settings, http::HttpTimeouts timeouts) {
+  return {.service = "dynamodb",
+          .signing_name = "dynamodb",
+          .target_prefix = "DynamoDB_20120810",
+          .endpoint = settings.dynamodb_endpoint,
+          .region = settings.region,
+          .timeouts = timeouts};
+}
+
+aws::JsonServiceConfig sqs_config(const AwsSettings& settings, http::HttpTimeouts timeouts) {
+  return {.service = "sqs",
+          .signing_name = "sqs",
+          .target_prefix = std::string(sqs::kSqsTargetPrefix),
+          .endpoint = settings.sqs_endpoint,
+          .region = settings.region,
+          .timeouts = timeouts};
+}
 
 }  // namespace
 
 AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
                    aws::JsonClientObserver* observer)
     : credentials_(aws::make_default_credentials_chain(env, transport_)),
-      dynamodb_({.service = "dynamodb",
-                 .signing_name = "dynamodb",
-                 .target_prefix = "DynamoDB_20120810",
-                 .endpoint = settings.dynamodb_endpoint,
-                 .region = settings.region,
-                 .timeouts = kDynamoDbTimeouts},
-                transport_, *credentials_, retry_, {.observer = observer}),
-      sqs_json_({.service = "sqs",
-                 .signing_name = "sqs",
-                 .target_prefix = std::string(sqs::kSqsTargetPrefix),
-                 .endpoint = settings.sqs_endpoint,
-                 .region = settings.region,
-                 .timeouts = kSqsTimeouts},
-                transport_, *credentials_, retry_, {.observer = observer}),
-      sqs_client_(sqs_json_) {}
+      dynamodb_(dynamodb_config(settings, kDynamoDbTimeouts), transport_, *credentials_, retry_,
+                {.observer = observer}),
+      sqs_json_(sqs_config(settings, kSqsTimeouts), transport_, *credentials_, retry_,
+                {.observer = observer}),
+      sqs_client_(sqs_json_),
+      probe_retry_({.max_attempts = 1}),
+      probe_dynamodb_(dynamodb_config(settings, kProbeTimeouts), transport_, *credentials_,
+                      probe_retry_, {.observer = observer}),
+      probe_sqs_json_(sqs_config(settings, kProbeTimeouts), transport_, *credentials_, probe_retry_,
+                      {.observer = observer}),
+      probe_sqs_client_(probe_sqs_json_) {}
 
 dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retention) {
   return {.name = std::move(name), .retention = retention, .result_attribute = "debitRef"};

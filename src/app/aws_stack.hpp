@@ -27,6 +27,10 @@ class AwsStack {
 
   aws::JsonClient& dynamodb() { return dynamodb_; }
   sqs::SqsClient& sqs() { return sqs_client_; }
+  // For readiness probes: one attempt with a short timeout, so an outage is noticed within
+  // seconds instead of after a long poll's timeout and its retries.
+  aws::JsonClient& probe_dynamodb() { return probe_dynamodb_; }
+  sqs::SqsClient& probe_sqs() { return probe_sqs_client_; }
 
  private:
   http::CurlHttpTransport transport_;
@@ -35,6 +39,10 @@ class AwsStack {
   aws::JsonClient dynamodb_;
   aws::JsonClient sqs_json_;
   sqs::SqsClient sqs_client_;
+  aws::RetryPolicy probe_retry_;
+  aws::JsonClient probe_dynamodb_;
+  aws::JsonClient probe_sqs_json_;
+  sqs::SqsClient probe_sqs_client_;
 };
 
 // The charge domain's idempotency table (docs/design.md §3): the effect's reference is the

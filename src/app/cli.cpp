@@ -46,6 +46,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   settings.add_flags(*run, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE",
                             "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
                             "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
+  settings.add_flags(*run, {"PROBE_INTERVAL_SECONDS"});
   run->callback([&] {
     auto run_settings = load_run_settings(settings);
     if (!run_settings) {

@@ -3,11 +3,32 @@
 #include <string>
 
 #include "app/cli.hpp"
+#include "core/thread_guard.hpp"
+#include "observability/json_log.hpp"
+
+namespace {
+
+// The main thread's boundary, like every other thread's: one JSON line, then exit 1.
+class LogToStderr final : public ic::ThreadFailureObserver {
+ public:
+  void on_thread_exception(std::string_view thread, std::string_view what) noexcept override {
+    try {
+      ic::obs::Logger(ic::obs::LogLevel::Error)
+          .error("exception reached a thread boundary", {{"thread", thread}, {"detail", what}});
+    } catch (...) {  // noexcept: a report that fails must not terminate
+    }
+  }
+};
+
+}  // namespace
 
 int main(int argc, char** argv) {
   const ic::aws::EnvLookup env = [](std::string_view name) -> std::optional<std::string> {
     const char* value = std::getenv(std::string(name).c_str());
     return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
   };
-  return ic::app::run_cli(argc, argv, env);
+  LogToStderr report;
+  int code = 1;
+  ic::run_guarded("main", &report, [&] { code = ic::app::run_cli(argc, argv, env); });
+  return code;
 }

@@ -2,15 +2,14 @@
 
 #include <signal.h>
 
-#include <condition_variable>
-#include <iostream>
-#include <mutex>
+#include <atomic>
 #include <thread>
 
 #include "adapters/bank_http/core_banking_client.hpp"
 #include "adapters/bank_http/notification_client.hpp"
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "app/aws_stack.hpp"
+#include "app/health.hpp"
 #include "app/system_adapters.hpp"
 #include "app/telemetry.hpp"
 #include "application/charge_message_handler.hpp"
@@ -26,8 +25,6 @@ using namespace std::chrono_literals;
 // The bank answers in milliseconds; 10 s bounds a hung call well inside any sane lease, and a
 // timeout is safe to retry because the bank dedupes on chargeId.
 constexpr http::HttpTimeouts kBankTimeouts{.connect = 2s, .total = 10s};
-constexpr std::string_view kReadinessProbeKey = "__readiness_probe__";
-constexpr auto kReadinessProbeInterval = 5s;
 
 // SIGTERM/SIGINT are blocked in every thread and taken by one waiter, which asks the container
 // to stop: a signal handler could do nothing of the sort safely.
@@ -39,13 +36,13 @@ class ShutdownSignals {
     sigaddset(&set_, SIGINT);
     pthread_sigmask(SIG_BLOCK, &set_, nullptr);
   }
-  void on_signal(std::function<void(int)> stop) {
-    waiter_ = std::jthread([this, stop = std::move(stop)](std::stop_token token) {
+  void on_signal(std::function<void(int)> stop, ThreadFailureObserver& observer) {
+    waiter_ = std::jthread([this, stop = std::move(stop), &observer](std::stop_token token) {
       const timespec poll{0, 200'000'000};
       while (!token.stop_requested()) {
         const int signal = sigtimedwait(&set_, nullptr, &poll);
         if (signal > 0) {
-          stop(signal);
+          run_guarded("signals", &observer, [&] { stop(signal); });
           return;
         }
       }
@@ -94,34 +91,13 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
                                              {.lease = settings.lease, .owner = owner});
   const application::ChargeMessageHandler handler(service);
 
-  obs::AdminServer admin(*admin_addr, metrics);
-  admin.add_readiness_check("queue_polling", [&] {
-    return obs::ReadinessResult{telemetry.polling(), telemetry.polling() ? "" : "no receive yet"};
-  });
-  admin.add_readiness_check("table_reachable", [&] {
-    return obs::ReadinessResult{telemetry.table_reachable(), settings.table};
-  });
+  RunHealth health(settings, aws, telemetry, clock);
+  obs::AdminServer admin(*admin_addr, metrics, &telemetry);
+  health.add_checks(admin);
   if (auto started = admin.start(); !started) {
     return startup_failure(log, "admin server", started.error());
   }
-
-  // Until the table has answered, probe it every few seconds; after that every claim reports.
-  std::jthread table_prober([&](std::stop_token stop) {
-    std::mutex mutex;
-    std::condition_variable_any wake;
-    while (!stop.stop_requested() && !telemetry.table_reachable()) {
-      if (auto probe = store.get(kReadinessProbeKey); probe) {
-        telemetry.table_answered(true);
-        break;
-      } else {
-        log.error("idempotency table not reachable", {{"table", settings.table},
-                                                      {"code", probe.error().code},
-                                                      {"detail", probe.error().message}});
-      }
-      std::unique_lock lock(mutex);
-      wake.wait_for(lock, stop, kReadinessProbeInterval, [] { return false; });
-    }
-  });
+  health.start_probing();
 
   consumer::ListenerContainer container(
       queue,
@@ -141,10 +117,14 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
       {.workers = static_cast<std::size_t>(settings.workers),
        .shutdown_grace = settings.shutdown_grace},
       &telemetry);
-  signals.on_signal([&](int signal) {
-    log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-    container.request_stop();
-  });
+  std::atomic<bool> signalled{false};
+  signals.on_signal(
+      [&](int signal) {
+        signalled = true;
+        log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+        container.request_stop();
+      },
+      telemetry);
 
   log.info("consumer started", {{"owner", owner},
                                 {"queueUrl", settings.queue_url},
@@ -153,7 +133,13 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
                                 {"leaseSeconds", settings.lease.count()},
                                 {"adminPort", admin.port()}});
   container.run();
+  health.stop_probing();
   admin.stop();
+  if (!signalled) {
+    // Only a dead receiver stops the container without a signal (it was reported already).
+    log.error("consumer stopped without a signal", {});
+    return 1;
+  }
   log.info("consumer stopped", {});
   return 0;
 }

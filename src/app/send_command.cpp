@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "app/admin_commands.hpp"
+#include "core/thread_guard.hpp"
 
 namespace ic::app {
 namespace {
@@ -53,6 +54,36 @@ std::expected<std::vector<std::string>, std::string> read_lines(const std::strin
   return bodies;
 }
 
+// Sends one batch of at most 10; returns how many of its messages failed.
+int send_batch(AwsStack& aws, const std::string& queue_url,
+               const std::vector<sqs::OutgoingMessage>& batch) {
+  auto sent = aws.sqs().send_batch(queue_url, batch);
+  if (!sent) {
+    std::cerr << fmt::format("send: batch failed: {} {}\n", sent.error().code,
+                             sent.error().message);
+    return static_cast<int>(batch.size());
+  }
+  int failed = 0;
+  for (const auto& entry : *sent) {
+    if (!entry) {
+      std::cerr << fmt::format("send: entry failed: {} {}\n", entry.error().code,
+                               entry.error().message);
+      ++failed;
+    }
+  }
+  return failed;
+}
+
+class StderrThreadFailures final : public ThreadFailureObserver {
+ public:
+  void on_thread_exception(std::string_view thread, std::string_view what) noexcept override {
+    try {
+      std::cerr << fmt::format("send: {} thread: exception: {}\n", thread, what);
+    } catch (...) {  // noexcept: a report that fails must not terminate
+    }
+  }
+};
+
 }  // namespace
 
 int send(AwsStack& aws, const SendOptions& options) {
@@ -69,6 +100,7 @@ int send(AwsStack& aws, const SendOptions& options) {
     bodies = generate(options, rng);
   }
 
+  StderrThreadFailures report_exception;
   std::atomic<std::size_t> next_batch{0};
   std::atomic<int> failed{0};
   const std::size_t batches = (bodies.size() + 9) / 10;
@@ -81,19 +113,10 @@ int send(AwsStack& aws, const SendOptions& options) {
           for (std::size_t i = b * 10; i < std::min(bodies.size(), b * 10 + 10); ++i) {
             batch.push_back({.body = bodies[i]});
           }
-          auto sent = aws.sqs().send_batch(options.queue_url, batch);
-          if (!sent) {
-            std::cerr << fmt::format("send: batch failed: {} {}\n", sent.error().code,
-                                     sent.error().message);
+          // A batch that throws counts as failed; the sender goes on with the next one.
+          if (!run_guarded("sender", &report_exception,
+                           [&] { failed += send_batch(aws, options.queue_url, batch); })) {
             failed += static_cast<int>(batch.size());
-            continue;
-          }
-          for (const auto& entry : *sent) {
-            if (!entry) {
-              std::cerr << fmt::format("send: entry failed: {} {}\n", entry.error().code,
-                                       entry.error().message);
-              ++failed;
-            }
           }
         }
       });

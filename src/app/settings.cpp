@@ -7,10 +7,12 @@
 #include <charconv>
 #include <iostream>
 
+#include "http/url.hpp"
+
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 15> kSettings = {{
+constexpr std::array<SettingSpec, 16> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -29,6 +31,8 @@ constexpr std::array<SettingSpec, 15> kSettings = {{
     {"LOG_LEVEL", "--log-level", "debug, info, warn or error", "info"},
     {"SHUTDOWN_GRACE_SECONDS", "--shutdown-grace-seconds",
      "how long SIGTERM waits for in-flight messages", "30"},
+    {"PROBE_INTERVAL_SECONDS", "--probe-interval-seconds",
+     "how often readiness probes the queues and the table", "15"},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -104,11 +108,8 @@ std::expected<int, ConfigError> SettingsSource::integer(std::string_view env, in
 std::expected<std::string, ConfigError> SettingsSource::http_url(std::string_view env) const {
   auto text = required(env);
   if (!text) return std::unexpected(text.error());
-  const bool has_scheme = text->starts_with("http://") || text->starts_with("https://");
-  const std::size_t host_start = text->find("://") + 3;
-  if (!has_scheme || text->size() <= host_start || text->find(' ') != std::string::npos) {
-    return std::unexpected(ConfigError{
-        fmt::format("{}: must be an http:// or https:// URL with a host, got '{}'", env, *text)});
+  if (auto url = http::parse_http_url(*text); !url) {
+    return std::unexpected(ConfigError{fmt::format("{}: {}, got '{}'", env, url.error(), *text)});
   }
   while (text->ends_with('/')) text->pop_back();
   return *text;
@@ -120,6 +121,15 @@ std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& 
   if (!region) {
     return std::unexpected(
         ConfigError{"AWS_REGION: required but not set (or set AWS_DEFAULT_REGION, or --region)"});
+  }
+  // An endpoint is signed into every request; a malformed one must stop start-up here, not
+  // fail each call (or, before, throw from the signer on a background thread).
+  for (const std::string_view endpoint :
+       {"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB"}) {
+    if (s.lookup(endpoint)) {
+      auto url = s.http_url(endpoint);
+      if (!url) return std::unexpected(url.error());
+    }
   }
   return AwsSettings{*region, aws::resolve_endpoint("sqs", *region, env),
                      aws::resolve_endpoint("dynamodb", *region, env)};
@@ -160,6 +170,9 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto grace = s.integer("SHUTDOWN_GRACE_SECONDS", 0, 3600);
   if (!grace) return std::unexpected(grace.error());
   out.shutdown_grace = std::chrono::seconds(*grace);
+  auto probe_interval = s.integer("PROBE_INTERVAL_SECONDS", 1, 3600);
+  if (!probe_interval) return std::unexpected(probe_interval.error());
+  out.probe_interval = std::chrono::seconds(*probe_interval);
   return out;
 }
 

@@ -81,6 +81,7 @@ struct RunSettings {
   std::string admin_addr;
   std::string log_level;
   std::chrono::seconds shutdown_grace{30};
+  std::chrono::seconds probe_interval{15};
 };
 
 [[nodiscard]] std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s);

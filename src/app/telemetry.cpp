@@ -43,10 +43,17 @@ Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
                              {"service", "operation"})),
       in_flight_(m.gauge("ic_in_flight_messages", "Handlers running now")),
       processing_(m.histogram("ic_processing_seconds", "Time from handler start to disposition",
-                              obs::kDefaultSecondsBuckets)) {}
+                              obs::kDefaultSecondsBuckets)),
+      thread_exceptions_(m.counter("ic_thread_exceptions_total",
+                                   "Exceptions that reached a thread boundary", {"thread"})),
+      ready_(m.gauge("ic_ready", "1 while /health/ready answers 200")),
+      dependency_up_(
+          m.gauge("ic_dependency_up", "1 while the dependency counts as up", {"dependency"})),
+      queue_messages_(m.gauge("ic_queue_messages", "Approximate messages by queue and state",
+                              {"queue", "state"})) {}
 
 void Telemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& result) {
-  table_answered(true);
+  if (readiness_) readiness_->succeeded("store");
   const std::string_view outcome = idem::to_string(result.outcome);
   claim_outcomes_.with({outcome}).inc();
   const obs::LogLevel level = result.outcome == idem::ClaimOutcome::PayloadMismatch
@@ -113,7 +120,6 @@ void Telemetry::notification_finished(const charge::Charge& c,
 
 void Telemetry::store_failed(const charge::Charge& c, idem::StoreOperation operation,
                              const Error& error) {
-  if (operation == idem::StoreOperation::Claim) table_answered(false);
   store_errors_.with({idem::to_string(operation), to_string(error.error_class)}).inc();
   log_.error("idempotency store failed", {{"chargeId", c.id.value()},
                                           {"messageId", MessageScope::current()},
@@ -122,9 +128,11 @@ void Telemetry::store_failed(const charge::Charge& c, idem::StoreOperation opera
                                           {"code", error.code},
                                           {"detail", error.message},
                                           {"ambiguous", error.ambiguous}});
+  if (readiness_) readiness_->failed("store", error);  // after the failure's own line
 }
 
 void Telemetry::fenced(const charge::Charge& c, idem::StoreOperation operation) {
+  if (readiness_) readiness_->succeeded("store");  // refused, but the store answered
   fenced_.with({idem::to_string(operation)}).inc();
   log_.error("claim lost to another worker; not acknowledging",
              {{"chargeId", c.id.value()},
@@ -133,13 +141,14 @@ void Telemetry::fenced(const charge::Charge& c, idem::StoreOperation operation) 
 }
 
 void Telemetry::recorded(const charge::Charge& c, idem::StoreOperation operation) {
+  if (readiness_) readiness_->succeeded("store");
   log_.info("recorded", {{"chargeId", c.id.value()},
                          {"messageId", MessageScope::current()},
                          {"operation", idem::to_string(operation)}});
 }
 
 void Telemetry::on_received(std::size_t count) {
-  polling_ = true;
+  if (readiness_) readiness_->succeeded("receive");
   received_.with({}).inc(count);
 }
 
@@ -150,6 +159,7 @@ void Telemetry::on_receive_error(const Error& error, Millis delay) {
                                             {"detail", error.message},
                                             {"ambiguous", error.ambiguous},
                                             {"backoffMs", delay.count()}});
+  if (readiness_) readiness_->failed("receive", error);
 }
 
 void Telemetry::on_disposition(consumer::DispositionKind kind, std::string_view reason,
@@ -218,6 +228,65 @@ void Telemetry::on_attempt(const aws::AttemptEvent& event) {
                                            {"result", event.result},
                                            {"httpStatus", event.http_status}});
   }
+}
+
+void Telemetry::on_thread_exception(std::string_view thread, std::string_view what) noexcept {
+  try {
+    thread_exceptions_.with({thread}).inc();
+    log_.error("exception reached a thread boundary", {{"thread", thread}, {"detail", what}});
+  } catch (...) {  // noexcept: a report that fails (out of memory) must not terminate
+  }
+}
+
+void Telemetry::on_readiness(std::span<const obs::DependencyStatus> dependencies, bool ready) {
+  ready_.with({}).set(ready ? 1 : 0);
+  // The first report (the initial state) only sets the gauges; later ones log what changed:
+  // a dependency that came up, or went down, or is down for a new reason.
+  const bool initial = !reported_ready_.has_value();
+  for (const auto& dependency : dependencies) {
+    dependency_up_.with({dependency.name}).set(dependency.up ? 1 : 0);
+    const std::string verdict = dependency.up ? "" : dependency.code;
+    const auto [reported, inserted] = reported_.try_emplace(dependency.name, verdict);
+    if (initial || inserted || reported->second == verdict) continue;
+    reported->second = verdict;
+    if (dependency.up) {
+      log_.info("dependency up", {{"dependency", dependency.name}});
+    } else {
+      log_.warn("dependency down", {{"dependency", dependency.name},
+                                    {"code", dependency.code},
+                                    {"detail", dependency.detail}});
+    }
+  }
+  if (!initial && *reported_ready_ != ready) {
+    if (ready) {
+      log_.info("ready", {});
+    } else {
+      log_.warn("not ready", {});
+    }
+  }
+  reported_ready_ = ready;
+}
+
+void Telemetry::queue_depth(std::string_view queue, const sqs::QueueDepth& depth) {
+  for (const auto& [state, value] :
+       {std::pair{"visible", depth.visible}, std::pair{"in_flight", depth.in_flight},
+        std::pair{"delayed", depth.delayed}}) {
+    if (value) queue_messages_.with({queue, state}).set(static_cast<double>(*value));
+  }
+}
+
+void Telemetry::queue_setting_warning(std::string_view problem, std::chrono::seconds lease,
+                                      const sqs::QueueSettings& settings) {
+  const auto number_or_none = [](std::string_view key, std::optional<std::int64_t> value) {
+    return value ? obs::LogField(key, *value) : obs::LogField(key, "none");
+  };
+  const auto visibility = settings.visibility_timeout;
+  log_.warn(problem, {{"leaseSeconds", lease.count()},
+                      number_or_none("visibilityTimeoutSeconds",
+                                     visibility ? std::optional<std::int64_t>(visibility->count())
+                                                : std::nullopt),
+                      {"redrivePolicy", settings.has_redrive_policy},
+                      number_or_none("maxReceiveCount", settings.max_receive_count)});
 }
 
 }  // namespace ic::app

@@ -2,13 +2,20 @@
 // and Prometheus metrics. The one place that knows metric names.
 #pragma once
 
+#include <chrono>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
 #include <string_view>
 
+#include "adapters/sqs/queue_health.hpp"
 #include "application/charge_observer.hpp"
 #include "aws/json_client.hpp"
 #include "consumer/listener_observer.hpp"
 #include "observability/json_log.hpp"
 #include "observability/metrics.hpp"
+#include "observability/readiness.hpp"
 
 namespace ic::app {
 
@@ -24,12 +31,18 @@ class MessageScope {
 };
 
 // Thread-safety: every hook is called concurrently from workers, receivers and timers; the
-// logger and the metric series are thread-safe. Ownership: borrows logger and registry.
+// logger and the metric series are thread-safe. Ownership: borrows logger and registry, and
+// the readiness it feeds.
 class Telemetry final : public application::ChargeObserver,
                         public consumer::ListenerObserver,
-                        public aws::JsonClientObserver {
+                        public aws::JsonClientObserver,
+                        public obs::ReadinessListener {
  public:
   Telemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+
+  // From now on receives feed the "receive" dependency and store calls the "store" one.
+  // Call before any thread reports.
+  void feed(obs::Readiness& readiness) { readiness_ = &readiness; }
 
   // ChargeObserver
   void claim_decided(const charge::Charge& c, const idem::ClaimResult& result) override;
@@ -56,14 +69,20 @@ class Telemetry final : public application::ChargeObserver,
   void on_returned_unstarted(std::size_t count) override;
   void on_grace_exceeded(std::size_t still_running) override;
 
+  // ThreadFailureObserver (through ListenerObserver): every thread boundary reports here.
+  void on_thread_exception(std::string_view thread, std::string_view what) noexcept override;
+
   // JsonClientObserver
   void on_attempt(const aws::AttemptEvent& event) override;
 
-  // Set once the first receive succeeds: readiness of the queue side.
-  [[nodiscard]] bool polling() const { return polling_.load(); }
-  // Readiness of the table: the start-up probe, then the outcome of every claim.
-  void table_answered(bool ok) { table_reachable_ = ok; }
-  [[nodiscard]] bool table_reachable() const { return table_reachable_.load(); }
+  // ReadinessListener
+  void on_readiness(std::span<const obs::DependencyStatus> dependencies, bool ready) override;
+
+  // What the prober read: `queue` is the label value, "source" or "dlq".
+  void queue_depth(std::string_view queue, const sqs::QueueDepth& depth);
+  // A source-queue setting that undermines the claim protocol; logged once at start-up.
+  void queue_setting_warning(std::string_view problem, std::chrono::seconds lease,
+                             const sqs::QueueSettings& settings);
 
  private:
   obs::Logger& log_;
@@ -82,8 +101,15 @@ class Telemetry final : public application::ChargeObserver,
   obs::CounterFamily& aws_retries_;
   obs::GaugeFamily& in_flight_;
   obs::HistogramFamily& processing_;
-  std::atomic<bool> polling_{false};
-  std::atomic<bool> table_reachable_{false};
+  obs::CounterFamily& thread_exceptions_;
+  obs::GaugeFamily& ready_;
+  obs::GaugeFamily& dependency_up_;
+  obs::GaugeFamily& queue_messages_;
+  obs::Readiness* readiness_ = nullptr;
+  // The last verdict logged per dependency (empty: up, else the code it is down with).
+  // on_readiness calls are serialised by the Readiness's lock, so these need no lock of their own.
+  std::map<std::string, std::string, std::less<>> reported_;
+  std::optional<bool> reported_ready_;
 };
 
 }  // namespace ic::app

@@ -6,6 +6,7 @@
 
 #include "aws/error_mapping.hpp"
 #include "aws/sigv4.hpp"
+#include "http/url.hpp"
 
 namespace ic::aws {
 namespace {
@@ -40,6 +41,7 @@ JsonClient::JsonClient(JsonServiceConfig config, http::HttpTransport& transport,
                        CredentialsProvider& credentials, RetryPolicy& retry, JsonClientHooks hooks)
     : config_(std::move(config)),
       url_(config_.endpoint + "/"),
+      endpoint_valid_(http::parse_http_url(url_).has_value()),
       transport_(transport),
       credentials_(credentials),
       retry_(retry),
@@ -89,6 +91,13 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
                                                                  const std::string& body,
                                                                  const std::string& invocation_id,
                                                                  int attempt, long& http_status) {
+  if (!endpoint_valid_) {
+    // The signer needs a URL it can split; settings validate endpoints, so this is a client
+    // built around them, answered as a value rather than a throw on some worker thread.
+    return std::unexpected(AwsError{{.error_class = ErrorClass::Permanent,
+                                     .code = "InvalidEndpoint",
+                                     .message = "the endpoint is not an http(s) URL with a host"}});
+  }
   auto credentials = credentials_.credentials();
   if (!credentials) return std::unexpected(credentials.error());
 

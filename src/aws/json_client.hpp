@@ -95,6 +95,7 @@ class JsonClient {
 
   JsonServiceConfig config_;
   std::string url_;
+  bool endpoint_valid_;
   http::HttpTransport& transport_;
   CredentialsProvider& credentials_;
   RetryPolicy& retry_;

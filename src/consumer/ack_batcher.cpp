@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "core/thread_guard.hpp"
+
 namespace ic::consumer {
 
 namespace {
@@ -90,8 +92,14 @@ void AckBatcher::run() {
     auto visibility = take_ready(visibility_, now);
     if (!deletes.empty() || !visibility.empty()) {
       lock.unlock();
-      if (!deletes.empty()) send(BatchAction::Delete, std::move(deletes));
-      if (!visibility.empty()) send(BatchAction::ChangeVisibility, std::move(visibility));
+      // A batch lost to an exception only means redeliveries, which the claim absorbs; the
+      // flushing thread must go on, or every later ack would be lost with it.
+      run_guarded("ack-batcher", &observer_, [&] {
+        if (!deletes.empty()) send(BatchAction::Delete, std::move(deletes));
+      });
+      run_guarded("ack-batcher", &observer_, [&] {
+        if (!visibility.empty()) send(BatchAction::ChangeVisibility, std::move(visibility));
+      });
       lock.lock();
       continue;
     }

@@ -1,6 +1,7 @@
 #include "consumer/delivery_heartbeat.hpp"
 
 #include "consumer/backoff.hpp"
+#include "core/thread_guard.hpp"
 
 namespace ic::consumer {
 
@@ -34,7 +35,12 @@ void DeliveryHeartbeat::start(std::function<bool()> extend_claim, Millis lease) 
     }
     return true;  // a missed visibility change is retried at the next tick
   };
-  scheduled_ = scheduler_.schedule(lease / 2, std::move(tick));
+  // The scheduler survives a throwing tick but cannot say so; the guard reports it.
+  scheduled_ = scheduler_.schedule(lease / 2, [&observer = observer_, tick = std::move(tick)] {
+    bool again = false;
+    run_guarded("heartbeat", &observer, [&] { again = tick(); });
+    return again;
+  });
 }
 
 void DeliveryHeartbeat::stop() {

@@ -9,6 +9,7 @@
 #include "consumer/delivery_heartbeat.hpp"
 #include "core/backoff.hpp"
 #include "core/overloaded.hpp"
+#include "core/thread_guard.hpp"
 
 namespace ic::consumer {
 
@@ -63,7 +64,10 @@ void ListenerContainer::run() {
     workers_.emplace_back([this] { worker_loop(); });
   }
   for (std::size_t i = 0; i < config_.receivers; ++i) {
-    receivers_.emplace_back([this] { receive_loop(); });
+    // A receiver that died would leave a process that looks alive and consumes nothing: stop.
+    receivers_.emplace_back([this] {
+      if (!run_guarded("receiver", &observer_, [this] { receive_loop(); })) request_stop();
+    });
   }
   {
     MutexLock lock(mutex_);
@@ -150,7 +154,8 @@ void ListenerContainer::worker_loop() {
       // Reported under the lock so that the gauge never ends on a stale value.
       observer_.on_in_flight(++in_flight_);
     }
-    process(*message);
+    // The message is left alone and returns after its visibility timeout; the worker goes on.
+    run_guarded("worker", &observer_, [&] { process(*message); });
     {
       MutexLock lock(mutex_);
       observer_.on_in_flight(--in_flight_);

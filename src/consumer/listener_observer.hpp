@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "consumer/queue_port.hpp"
+#include "core/thread_guard.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
@@ -20,9 +21,11 @@ enum class BatchAction { Delete, ChangeVisibility };
 // the ack batcher, the heartbeat timer), concurrently; implementations must be thread-safe
 // and must not block for long. Ownership: arguments live only for the call.
 // Every method has a no-op default so an observer overrides only what it exports.
-class ListenerObserver {
+// As a ThreadFailureObserver it hears of exceptions that reached one of the container's threads.
+class ListenerObserver : public ThreadFailureObserver {
  public:
-  virtual ~ListenerObserver() = default;
+  void on_thread_exception(std::string_view /*thread*/,
+                           std::string_view /*what*/) noexcept override {}
 
   virtual void on_received(std::size_t /*count*/) {}
   // After backing off `delay` because receive failed.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 namespace ic::http {
 
@@ -58,6 +59,25 @@ std::optional<UrlParts> parse_url(std::string_view url) {
   parts.path = path.empty() ? std::string(1, '/') : std::string(path);
   if (question != std::string_view::npos) parts.query = std::string(rest.substr(question + 1));
   return parts;
+}
+
+std::expected<UrlParts, std::string> parse_http_url(std::string_view url) {
+  const auto invalid = [] {
+    return std::unexpected<std::string>(
+        "must be an http:// or https:// URL with a host (port 1..65535 if given, no whitespace)");
+  };
+  auto parts = parse_url(url);
+  if (!parts || (parts->scheme != "http" && parts->scheme != "https")) return invalid();
+  if (std::ranges::any_of(url, [](unsigned char c) { return c <= ' ' || c == 0x7f; })) {
+    return invalid();
+  }
+  if (!parts->port.empty()) {
+    unsigned port = 0;
+    const char* end = parts->port.data() + parts->port.size();
+    const auto [ptr, ec] = std::from_chars(parts->port.data(), end, port);
+    if (ec != std::errc{} || ptr != end || port == 0 || port > 65535) return invalid();
+  }
+  return *std::move(parts);
 }
 
 }  // namespace ic::http

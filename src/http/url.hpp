@@ -7,6 +7,7 @@
 // No percent-decoding happens here: the parts are the bytes that go on the wire.
 #pragma once
 
+#include <expected>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,5 +27,9 @@ struct UrlParts {
 
 // nullopt when there is no "scheme://" or no host.
 [[nodiscard]] std::optional<UrlParts> parse_url(std::string_view url);
+
+// For settings: an http:// or https:// URL with a host, a port of 1..65535 when given, and no
+// whitespace or control characters anywhere. The error states the rule, without the value.
+[[nodiscard]] std::expected<UrlParts, std::string> parse_http_url(std::string_view url);
 
 }  // namespace ic::http

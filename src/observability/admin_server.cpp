@@ -8,8 +8,11 @@
 #include <atomic>
 #include <cctype>
 #include <charconv>
+#include <deque>
 #include <exception>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -21,9 +24,12 @@ namespace {
 
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kPrometheusText = "text/plain; version=0.0.4; charset=utf-8";
-// Probes and scrapes may overlap; more threads would only compete with the workers for CPU.
-constexpr std::size_t kHandlerThreads = 4;
-// A slow or stalled client frees its handler thread after this long.
+// Connections served at once; more wait for a thread. Far above what probes and scrapes need,
+// so only a flood of stalled clients reaches it, and low enough to bound their memory.
+constexpr std::size_t kMaxConnectionThreads = 256;
+// Connections the kernel completes before we accept them (capped by net.core.somaxconn).
+constexpr int kListenBacklog = 1024;
+// A slow or stalled client frees its thread after this long.
 constexpr std::chrono::seconds kIoTimeout{2};
 
 std::expected<std::uint16_t, std::string> parse_port(std::string_view text) {
@@ -45,6 +51,65 @@ ReadinessResult run_check(const ReadinessCheck& check) {
     return {.ok = false, .detail = "check threw"};
   }
 }
+
+// httplib reads a request with blocking reads on the thread its task queue gives the
+// connection, so what bounds a probe's latency is whether a thread is free when it connects.
+// With a fixed pool of N, N half-open connections hold every thread for the read timeout and
+// a probe waits behind them (16 such clients delayed /health/live by 8 s). Here every
+// connection gets its own thread, up to kMaxConnectionThreads: a probe never queues behind a
+// slow client, and a stalled client costs one idle thread until the read timeout.
+class ThreadPerConnection final : public httplib::TaskQueue {
+ public:
+  explicit ThreadPerConnection(ThreadFailureObserver* observer) : observer_(observer) {}
+
+  void enqueue(std::function<void()> task) override {
+    {
+      MutexLock lock(mutex_);
+      if (running_ >= kMaxConnectionThreads) {
+        waiting_.push_back(std::move(task));
+        return;
+      }
+      ++running_;
+    }
+    auto owned = std::make_shared<std::function<void()>>(std::move(task));
+    try {
+      std::thread([this, owned] { serve(std::move(*owned)); }).detach();
+    } catch (const std::system_error&) {
+      // No thread to be had: serve it on the accept thread rather than leak the socket.
+      serve(std::move(*owned));
+    }
+  }
+
+  // httplib calls this after the accept loop ended; returns once every connection is done.
+  void shutdown() override {
+    MutexLock lock(mutex_);
+    done_.wait(mutex_, [this]() REQUIRES(mutex_) { return running_ == 0; });
+  }
+
+ private:
+  // Runs `task`, then whatever waits, then gives its slot back.
+  void serve(std::function<void()> task) {
+    while (task) {
+      run_guarded("admin-server", observer_, task);
+      task = nullptr;
+      MutexLock lock(mutex_);
+      if (!waiting_.empty()) {
+        task = std::move(waiting_.front());
+        waiting_.pop_front();
+      } else {
+        --running_;
+        // Under the lock: shutdown() may destroy this queue as soon as it sees zero.
+        done_.notify_all();
+      }
+    }
+  }
+
+  ThreadFailureObserver* const observer_;
+  Mutex mutex_;
+  CondVar done_;
+  std::size_t running_ GUARDED_BY(mutex_) = 0;
+  std::deque<std::function<void()>> waiting_ GUARDED_BY(mutex_);
+};
 
 }  // namespace
 
@@ -79,8 +144,8 @@ std::expected<HostPort, std::string> parse_host_port(std::string_view text) {
 }
 
 struct AdminServer::Impl {
-  Impl(HostPort address, const MetricsRegistry& metrics)
-      : bind(std::move(address)), registry(metrics) {}
+  Impl(HostPort address, const MetricsRegistry& metrics, ThreadFailureObserver* failures)
+      : bind(std::move(address)), registry(metrics), observer(failures) {}
 
   // Runs every check outside the lock, so a slow check never blocks registration.
   std::pair<bool, std::string> readiness() {
@@ -95,6 +160,7 @@ struct AdminServer::Impl {
       ReadinessResult result = run_check(check);
       ready = ready && result.ok;
       results[name] = {{"ok", result.ok}, {"detail", std::move(result.detail)}};
+      if (!result.code.empty()) results[name]["code"] = std::move(result.code);
     }
     const nlohmann::ordered_json body{{"status", ready ? "ready" : "not_ready"},
                                       {"checks", std::move(results)}};
@@ -102,18 +168,19 @@ struct AdminServer::Impl {
   }
 
   void configure() {
-    server.new_task_queue = [] { return new httplib::ThreadPool(kHandlerThreads); };
-    // One request per connection: an idle keep-alive connection would hold a handler thread
-    // for seconds, and a probe queued behind it could miss its (often 1 s) deadline.
+    server.new_task_queue = [this] { return new ThreadPerConnection(observer); };
+    // One request per connection: an idle keep-alive connection would hold its thread for
+    // seconds for nothing.
     server.set_keep_alive_max_count(1);
     server.set_read_timeout(kIoTimeout);
     server.set_write_timeout(kIoTimeout);
     // httplib's default sets SO_REUSEPORT, which lets a second process bind the same address
     // and receive a share of the probes meant for the first. SO_REUSEADDR alone still allows
     // a quick restart over TIME_WAIT connections but refuses a second live listener.
-    server.set_socket_options([](socket_t sock) {
+    server.set_socket_options([this](socket_t sock) {
       const int yes = 1;
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+      listen_socket.store(sock);  // the last one httplib tries is the one it binds
     });
     server.Get("/health/live", [](const httplib::Request&, httplib::Response& res) {
       res.set_content(R"({"status":"live"})", std::string(kJson));
@@ -130,6 +197,7 @@ struct AdminServer::Impl {
 
   HostPort bind;
   const MetricsRegistry& registry;
+  ThreadFailureObserver* const observer;
   httplib::Server server;
 
   Mutex checks_mutex;
@@ -140,11 +208,13 @@ struct AdminServer::Impl {
   bool stopped GUARDED_BY(lifecycle_mutex) = false;
   std::thread thread GUARDED_BY(lifecycle_mutex);
   std::atomic<bool> listen_returned{false};
+  std::atomic<socket_t> listen_socket{INVALID_SOCKET};
   std::atomic<std::uint16_t> bound_port{0};
 };
 
-AdminServer::AdminServer(HostPort bind, const MetricsRegistry& registry)
-    : impl_(std::make_unique<Impl>(std::move(bind), registry)) {
+AdminServer::AdminServer(HostPort bind, const MetricsRegistry& registry,
+                         ThreadFailureObserver* observer)
+    : impl_(std::make_unique<Impl>(std::move(bind), registry, observer)) {
   impl_->configure();
 }
 
@@ -174,10 +244,14 @@ std::expected<void, std::string> AdminServer::start() {
   if (port <= 0) {
     return std::unexpected(fmt::format("cannot listen on {}:{}", host, impl.bind.port));
   }
+  // Debian's httplib listens with a backlog of 5: a burst of connections (slow clients, or
+  // just many) fills it, the kernel then drops SYNs, and a probe connecting behind them waits
+  // for a 1 s SYN retransmit. Linux lets listen() be called again to raise the backlog.
+  ::listen(impl.listen_socket.load(), kListenBacklog);
   impl.started = true;
   impl.bound_port.store(static_cast<std::uint16_t>(port));
   impl.thread = std::thread([&impl] {
-    impl.server.listen_after_bind();
+    run_guarded("admin-listener", impl.observer, [&] { impl.server.listen_after_bind(); });
     impl.listen_returned.store(true);
   });
   // httplib's stop() is a no-op until the accept loop runs, so a stop() right after start()

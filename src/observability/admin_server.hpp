@@ -2,7 +2,8 @@
 // the workers are saturated:
 //   GET /health/live  → 200 {"status":"live"}
 //   GET /health/ready → 200 {"status":"ready",...} or 503 {"status":"not_ready",...}, listing
-//                       every readiness check: {"checks":{"<name>":{"ok":bool,"detail":"..."}}}
+//                       every readiness check:
+//                       {"checks":{"<name>":{"ok":bool,"detail":"..."[,"code":"..."]}}}
 //   GET /metrics      → MetricsRegistry::render(), text/plain; version=0.0.4
 //   anything else     → 404
 //
@@ -19,6 +20,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/thread_guard.hpp"
 #include "observability/metrics.hpp"
 
 namespace ic::obs {
@@ -35,17 +37,22 @@ struct HostPort {
 struct ReadinessResult {
   bool ok = false;
   std::string detail;
+  std::string code;  // machine-readable reason, e.g. the last error code; left out when empty
 };
 // Called on the admin thread on every /health/ready request: must be quick, non-blocking and
 // thread-safe (typically it reads atomics the component maintains). A check that throws counts
 // as not ready.
 using ReadinessCheck = std::function<ReadinessResult()>;
 
-// Thread-safety: all members may be called from any thread. Ownership: the registry is borrowed
-// and must outlive the server. The destructor stops the server.
+// Thread-safety: all members may be called from any thread. Ownership: the registry and the
+// observer (told about exceptions that reach a server thread) are borrowed and must outlive
+// the server. The destructor stops the server.
+// Each connection is served on its own thread (up to a cap), so /health/live answers at once
+// however many slow or half-open clients are connected.
 class AdminServer {
  public:
-  AdminServer(HostPort bind, const MetricsRegistry& registry);
+  AdminServer(HostPort bind, const MetricsRegistry& registry,
+              ThreadFailureObserver* observer = nullptr);
   ~AdminServer();
   AdminServer(const AdminServer&) = delete;
   AdminServer& operator=(const AdminServer&) = delete;

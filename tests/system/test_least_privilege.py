@@ -63,6 +63,7 @@ RUN_ACTIONS = [
     "sqs:DeleteMessage",
     "sqs:ChangeMessageVisibility",
     "sqs:SendMessage",
+    "sqs:GetQueueAttributes",
     "dynamodb:UpdateItem",
     "dynamodb:GetItem",
 ]
@@ -268,6 +269,7 @@ def test_policy_grants_exactly_the_actions_run_calls_on_named_resources(world: W
         "sqs:DeleteMessage": queue_arn,
         "sqs:ChangeMessageVisibility": queue_arn,
         "sqs:SendMessage": dlq_arn,
+        "sqs:GetQueueAttributes": [queue_arn, dlq_arn],
         "dynamodb:UpdateItem": table_arn,
         "dynamodb:GetItem": table_arn,
     }
@@ -408,14 +410,24 @@ def without_update(world: World, consumer: Consumer, bank: FakeBank) -> dict[str
     return line
 
 
-def without_get(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
-    """Start-up: the table probe is refused, so the consumer never reports ready. (Claims
-    themselves get the refusing item from ALL_OLD on moto and AWS; GetItem is their fallback
-    for stores that ignore ALL_OLD.)"""
-    line = denial(consumer, "idempotency table not reachable")
+def not_ready_on(consumer: Consumer, dependency: str) -> dict[str, Any]:
+    """The readiness probe of `dependency` is refused, so the consumer never reports ready."""
+    line = denial(consumer, "dependency down", dependency=dependency)
     status, body = consumer.get("/health/ready")
-    assert status != 200 and "table_reachable" in body, (status, body)
+    assert status != 200 and json.loads(body)["checks"][dependency]["code"] == "AccessDenied", (status, body)
     return line
+
+
+def without_get_queue_attributes(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """Readiness: both queue probes are refused (the depth gauges too)."""
+    not_ready_on(consumer, "dlq")
+    return not_ready_on(consumer, "queue")
+
+
+def without_get(world: World, consumer: Consumer, bank: FakeBank) -> dict[str, Any]:
+    """Readiness: the table probe is refused. (Claims themselves get the refusing item from
+    ALL_OLD on moto and AWS; GetItem is their fallback for stores that ignore ALL_OLD.)"""
+    return not_ready_on(consumer, "table")
 
 
 ABLATIONS: dict[str, Callable[[World, Consumer, FakeBank], dict[str, Any]]] = {
@@ -423,6 +435,7 @@ ABLATIONS: dict[str, Callable[[World, Consumer, FakeBank], dict[str, Any]]] = {
     "sqs:DeleteMessage": without_delete,
     "sqs:ChangeMessageVisibility": without_change_visibility,
     "sqs:SendMessage": without_send,
+    "sqs:GetQueueAttributes": without_get_queue_attributes,
     "dynamodb:UpdateItem": without_update,
     "dynamodb:GetItem": without_get,
 }

@@ -77,6 +77,10 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     grace_exceeded_.push_back(still_running);
   }
+  void on_thread_exception(std::string_view thread, std::string_view) noexcept override {
+    MutexLock lock(mutex_);
+    thread_exceptions_.emplace_back(thread);
+  }
 
   std::size_t received() const {
     MutexLock lock(mutex_);
@@ -118,6 +122,10 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     return grace_exceeded_;
   }
+  std::vector<std::string> thread_exceptions() const {
+    MutexLock lock(mutex_);
+    return thread_exceptions_;
+  }
 
  private:
   mutable Mutex mutex_;
@@ -131,6 +139,7 @@ class RecordingObserver final : public consumer::ListenerObserver {
   std::size_t max_in_flight_ GUARDED_BY(mutex_) = 0;
   std::size_t returned_unstarted_ GUARDED_BY(mutex_) = 0;
   std::vector<std::size_t> grace_exceeded_ GUARDED_BY(mutex_);
+  std::vector<std::string> thread_exceptions_ GUARDED_BY(mutex_);
 };
 
 // Runs container.run() on a thread; stop() (or the destructor) requests a stop and joins.

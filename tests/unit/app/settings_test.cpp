@@ -110,6 +110,41 @@ TEST_F(SettingsTest, UrlsMustBeHttpWithAHost) {
   }
 }
 
+// Issue 10, defect 2: "not a url" used to pass start-up and throw from the signer on a
+// background thread (std::terminate after "consumer started").
+TEST_F(SettingsTest, EveryEndpointSettingIsValidatedEvenOneAnOverrideHides) {
+  for (const char* name :
+       {"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB"}) {
+    for (const char* bad : {"not a url", "http://", "localhost:4566", "http://host:99999",
+                            "http://host:port", "http://ho\tst"}) {
+      auto env_before = env;
+      env["AWS_ENDPOINT_URL_SQS"] = "http://127.0.0.1:9324";  // hides AWS_ENDPOINT_URL for SQS
+      env[name] = bad;
+      auto s = load();
+      ASSERT_FALSE(s) << name << "=" << bad;
+      EXPECT_THAT(s.error().line,
+                  StartsWith(std::string(name) + ": must be an http:// or https:// URL"));
+      env = env_before;
+    }
+  }
+}
+
+TEST_F(SettingsTest, QueueUrlsAreValidatedLikeTheOthers) {
+  env["CHARGE_DLQ_URL"] = "not a url";
+  EXPECT_THAT(load().error().line, StartsWith("CHARGE_DLQ_URL: must be an http:// or https://"));
+}
+
+TEST_F(SettingsTest, TheProbeIntervalDefaultsTo15SecondsWithinOneToAnHour) {
+  auto s = load();
+  ASSERT_TRUE(s) << s.error().line;
+  EXPECT_EQ(s->probe_interval, std::chrono::seconds(15));
+  env["PROBE_INTERVAL_SECONDS"] = "2";
+  EXPECT_EQ(load()->probe_interval, std::chrono::seconds(2));
+  env["PROBE_INTERVAL_SECONDS"] = "0";
+  EXPECT_THAT(load().error().line,
+              StartsWith("PROBE_INTERVAL_SECONDS: must be an integer from 1 to 3600"));
+}
+
 TEST_F(SettingsTest, EmptyEnvironmentValuesCountAsUnset) {
   env["IDEMPOTENCY_TABLE"] = "";
   EXPECT_THAT(load().error().line, StartsWith("IDEMPOTENCY_TABLE: required"));

@@ -24,21 +24,87 @@ class TelemetryTest : public ::testing::Test {
     return nlohmann::json::parse(line);
   }
 
+  [[nodiscard]] std::vector<nlohmann::json> lines_with(std::string_view msg) const {
+    std::vector<nlohmann::json> found;
+    std::istringstream lines(out_.str());
+    for (std::string next; std::getline(lines, next);) {
+      auto line = nlohmann::json::parse(next);
+      if (line["msg"] == msg) found.push_back(std::move(line));
+    }
+    return found;
+  }
+
   std::ostringstream out_;
   obs::Logger log_{*obs::parse_log_level("debug"), obs::ostream_sink(out_)};
   obs::MetricsRegistry metrics_;
   Telemetry telemetry_{log_, metrics_};
   const charge::Charge charge_ = testing::make_charge();
+  testing::ManualClock clock_;
+  obs::Readiness readiness_{clock_,
+                            {{.name = "receive", .failures_to_down = 2, .up_until_proven = true},
+                             {.name = "store", .failures_to_down = 2, .up_until_proven = true}},
+                            &telemetry_};
 };
 
+TEST_F(TelemetryTest, ReceivesAndStoreCallsFeedReadinessAndItsGauges) {
+  telemetry_.feed(readiness_);
+  telemetry_.on_readiness(readiness_.statuses(), readiness_.ready());  // as RunHealth does
+  EXPECT_THAT(metrics_.render(), HasSubstr("ic_ready 1"));
+  EXPECT_TRUE(out_.str().empty()) << "the initial state sets the gauges without a log line";
+  const Error denied{.error_class = ErrorClass::Permanent, .code = "AccessDenied"};
+  telemetry_.on_receive_error(denied, Millis{100});
+  telemetry_.on_receive_error(denied, Millis{200});
+  EXPECT_FALSE(readiness_.ready());
+  EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_dependency_up{dependency="receive"} 0)"));
+  EXPECT_EQ(last_line()["msg"], "not ready");
+  EXPECT_EQ(lines_with("dependency down").size(), 1u);
+  EXPECT_EQ(lines_with("dependency down")[0]["dependency"], "receive");
+  EXPECT_EQ(lines_with("dependency down")[0]["code"], "AccessDenied");
+  telemetry_.on_received(0);  // an empty poll proves the queue answers
+  EXPECT_TRUE(readiness_.ready());
+  const std::string text = metrics_.render();
+  EXPECT_THAT(text, HasSubstr(R"(ic_dependency_up{dependency="receive"} 1)"));
+  EXPECT_THAT(text, HasSubstr("ic_ready 1"));
+  EXPECT_EQ(last_line()["msg"], "ready");
+  EXPECT_EQ(lines_with("dependency up").size(), 1u) << "only the dependency that changed";
+
+  const Error timeout{.code = "TimeoutAfterSend"};
+  telemetry_.store_failed(charge_, idem::StoreOperation::Claim, timeout);
+  EXPECT_TRUE(readiness_.ready()) << "one failed store call is within the grace";
+  telemetry_.store_failed(charge_, idem::StoreOperation::Release, timeout);
+  EXPECT_FALSE(readiness_.ready()) << "two in a row, of any operation, say the store is down";
+  EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_dependency_up{dependency="store"} 0)"));
+  telemetry_.fenced(charge_, idem::StoreOperation::Complete);
+  EXPECT_TRUE(readiness_.ready()) << "a refused write is still an answer";
+}
+
+TEST_F(TelemetryTest, QueueDepthsBecomeGaugesByQueueAndState) {
+  telemetry_.queue_depth("source", {.visible = 12, .in_flight = 3, .delayed = 0});
+  telemetry_.queue_depth("dlq", {.visible = 2});
+  const std::string text = metrics_.render();
+  EXPECT_THAT(text, HasSubstr(R"(ic_queue_messages{queue="source",state="visible"} 12)"));
+  EXPECT_THAT(text, HasSubstr(R"(ic_queue_messages{queue="source",state="in_flight"} 3)"));
+  EXPECT_THAT(text, HasSubstr(R"(ic_queue_messages{queue="source",state="delayed"} 0)"));
+  EXPECT_THAT(text, HasSubstr(R"(ic_queue_messages{queue="dlq",state="visible"} 2)"));
+  EXPECT_THAT(text, ::testing::Not(HasSubstr(R"(queue="dlq",state="in_flight")")))
+      << "an attribute the reply did not carry is not made up";
+}
+
+TEST_F(TelemetryTest, AThreadExceptionIsCountedByThreadAndLoggedOnce) {
+  telemetry_.on_thread_exception("receiver", "reply decoder bug");
+  EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_thread_exceptions_total{thread="receiver"} 1)"));
+  const auto line = last_line();
+  EXPECT_EQ(line["level"], "error");
+  EXPECT_EQ(line["thread"], "receiver");
+  EXPECT_EQ(line["detail"], "reply decoder bug");
+}
+
 TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbiguity) {
-  telemetry_.table_answered(true);
   telemetry_.store_failed(charge_, idem::StoreOperation::Claim,
                           {.error_class = ErrorClass::Retryable,
                            .code = "TimeoutAfterSend",
                            .message = "timed out",
                            .ambiguous = true});
-  EXPECT_FALSE(telemetry_.table_reachable()) << "a failed claim says the table is unreachable";
   EXPECT_THAT(metrics_.render(),
               HasSubstr(R"(ic_store_errors_total{operation="claim",kind="retryable"} 1)"));
   const auto line = last_line();
@@ -49,10 +115,8 @@ TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbigu
   EXPECT_EQ(line["detail"], "timed out");
   EXPECT_EQ(line["ambiguous"], true);
 
-  telemetry_.table_answered(true);
   telemetry_.store_failed(charge_, idem::StoreOperation::Release,
                           {.error_class = ErrorClass::Throttling, .code = "Throttled"});
-  EXPECT_TRUE(telemetry_.table_reachable()) << "only a claim speaks for the table";
   EXPECT_THAT(metrics_.render(),
               HasSubstr(R"(ic_store_errors_total{operation="release",kind="throttling"} 1)"));
   EXPECT_EQ(last_line()["ambiguous"], false);

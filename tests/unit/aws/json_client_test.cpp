@@ -222,5 +222,22 @@ TEST_F(JsonClientTest, MalformedSuccessReplyIsAmbiguous) {
   EXPECT_TRUE(reply.error().ambiguous);
 }
 
+// The signer cannot split "not a url"; the client answers with an error value instead of
+// letting the signer throw on whatever thread made the call.
+TEST_F(JsonClientTest, AnEndpointThatIsNotAUrlIsAPermanentErrorNotAnException) {
+  ScriptedTransport transport({ok("{}")});
+  JsonClient client({.service = "sqs",
+                     .signing_name = "sqs",
+                     .target_prefix = "AmazonSQS",
+                     .endpoint = "not a url",
+                     .region = "us-east-1"},
+                    transport, credentials_, policy_, {.clock = clock_, .sleeper = sleeper_});
+  const auto reply = client.call("ReceiveMessage", {});
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().code, "InvalidEndpoint");
+  EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
+  EXPECT_TRUE(transport.sent.empty());
+}
+
 }  // namespace
 }  // namespace ic::aws

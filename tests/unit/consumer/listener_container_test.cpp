@@ -8,6 +8,7 @@
 #include <semaphore>
 #include <set>
 
+#include "consumer/forwarding_queue.hpp"
 #include "testing/fake_queue.hpp"
 #include "testing/fault_injecting_queue.hpp"
 #include "testing/listener_support.hpp"
@@ -432,6 +433,53 @@ TEST(ListenerContainer, HandlerExceptionLeavesTheMessageAndKeepsTheWorker) {
   EXPECT_FALSE(queue.deleted(bad));
   ASSERT_FALSE(observer.handler_errors().empty());
   EXPECT_EQ(observer.handler_errors()[0], bad);
+}
+
+// Throws where the port promises an error value: a broken adapter, as decoders once were.
+class ThrowingQueue final : public ForwardingQueue {
+ public:
+  using ForwardingQueue::ForwardingQueue;
+  bool throw_on_receive = false;
+  std::expected<std::vector<Message>, Error> receive(int max_messages,
+                                                     std::chrono::seconds wait) override {
+    if (throw_on_receive) throw std::runtime_error("reply decoder bug");
+    return ForwardingQueue::receive(max_messages, wait);
+  }
+  std::expected<void, Error> send_to_dlq(std::string_view, const MessageAttributes&) override {
+    throw std::runtime_error("attribute encoder bug");
+  }
+};
+
+TEST(ListenerContainer, AReceiverThatThrowsIsReportedAndStopsTheContainerRatherThanDyingSilently) {
+  FakeQueue fake;
+  ThrowingQueue queue(fake);
+  queue.throw_on_receive = true;
+  RecordingObserver observer;
+  ListenerContainer container(queue, always(Ack{}), fast_config(), &observer);
+  container.run();  // returns by itself: nobody asked it to stop
+  EXPECT_EQ(observer.thread_exceptions(), std::vector<std::string>{"receiver"});
+}
+
+TEST(ListenerContainer, AnExceptionOutsideTheHandlerIsReportedAndTheWorkerCarriesOn) {
+  FakeQueue fake;
+  ThrowingQueue queue(fake);
+  RecordingObserver observer;
+  const auto poisoned = fake.send("dead-letter me");
+  const auto fine = fake.send("ack me");
+  auto config = fast_config();
+  config.workers = 1;
+  ListenerContainer container(
+      queue,
+      [](const Message& message, LeaseHeartbeat&) -> Disposition {
+        if (message.body == "ack me") return Ack{};
+        return DeadLetter{.reason = "INVALID_MESSAGE"};
+      },
+      config, &observer);
+  Running running(container);
+  ASSERT_TRUE(eventually([&] { return fake.deleted(fine); })) << "the one worker survived";
+  running.stop();  // returns: the failed delivery no longer counts as in flight
+  EXPECT_FALSE(fake.deleted(poisoned)) << "left alone, it returns after its visibility timeout";
+  EXPECT_EQ(observer.thread_exceptions(), std::vector<std::string>{"worker"});
 }
 
 TEST(ListenerContainer, ShutdownFinishesInFlightReturnsUnstartedAndFlushesAcks) {
