@@ -7,10 +7,12 @@
 #include <charconv>
 #include <iostream>
 
+#include "core/small_file.hpp"
+
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 15> kSettings = {{
+constexpr std::array<SettingSpec, 21> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -29,6 +31,17 @@ constexpr std::array<SettingSpec, 15> kSettings = {{
     {"LOG_LEVEL", "--log-level", "debug, info, warn or error", "info"},
     {"SHUTDOWN_GRACE_SECONDS", "--shutdown-grace-seconds",
      "how long SIGTERM waits for in-flight messages", "30"},
+    {"AWS_ENDPOINT_URL_STS", "--endpoint-url-sts",
+     "STS endpoint for web-identity credentials, over AWS_ENDPOINT_URL", ""},
+    {"CORE_BANKING_TOKEN_FILE", "--core-banking-token-file",
+     "file holding the core-banking bearer token (re-read when it changes)", ""},
+    {"NOTIFICATION_TOKEN_FILE", "--notification-token-file",
+     "file holding the notification API bearer token (re-read when it changes)", ""},
+    {"BANK_TLS_CERT_FILE", "--bank-tls-cert-file",
+     "PEM client certificate for mutual TLS with both bank APIs", ""},
+    {"BANK_TLS_KEY_FILE", "--bank-tls-key-file", "PEM private key of BANK_TLS_CERT_FILE", ""},
+    {"BANK_TLS_CA_FILE", "--bank-tls-ca-file",
+     "PEM CA bundle that verifies the bank APIs (else the system store)", ""},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -114,6 +127,16 @@ std::expected<std::string, ConfigError> SettingsSource::http_url(std::string_vie
   return *text;
 }
 
+std::expected<std::string, ConfigError> SettingsSource::readable_file(std::string_view env) const {
+  auto path = lookup(env);
+  if (!path) return std::string{};
+  // Files named here hold keys and tokens: a megabyte is far more than any of them needs.
+  if (auto content = read_small_file(*path, 1024 * 1024); !content) {
+    return std::unexpected(ConfigError{fmt::format("{}: {} ({})", env, content.error(), *path)});
+  }
+  return *path;
+}
+
 std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s) {
   const aws::EnvLookup env = s.as_env();
   auto region = aws::resolve_region(env);
@@ -160,6 +183,19 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto grace = s.integer("SHUTDOWN_GRACE_SECONDS", 0, 3600);
   if (!grace) return std::unexpected(grace.error());
   out.shutdown_grace = std::chrono::seconds(*grace);
+  for (auto [env, target] : {std::pair{"CORE_BANKING_TOKEN_FILE", &out.core_banking_token_file},
+                             std::pair{"NOTIFICATION_TOKEN_FILE", &out.notification_token_file},
+                             std::pair{"BANK_TLS_CERT_FILE", &out.bank_tls.cert_file},
+                             std::pair{"BANK_TLS_KEY_FILE", &out.bank_tls.key_file},
+                             std::pair{"BANK_TLS_CA_FILE", &out.bank_tls.ca_file}}) {
+    auto file = s.readable_file(env);
+    if (!file) return std::unexpected(file.error());
+    *target = *file;
+  }
+  if (out.bank_tls.cert_file.empty() != out.bank_tls.key_file.empty()) {
+    return std::unexpected(ConfigError{
+        "BANK_TLS_KEY_FILE: BANK_TLS_CERT_FILE and BANK_TLS_KEY_FILE must be set together"});
+  }
   return out;
 }
 
