@@ -10,8 +10,9 @@
 
 #include <array>
 #include <cerrno>
-#include <cstring>
 #include <thread>
+
+#include "core/small_file.hpp"
 
 extern char** environ;
 
@@ -54,7 +55,7 @@ std::unexpected<ProcessFailure> timed_out(std::chrono::milliseconds timeout) {
 std::expected<void, ProcessFailure> open_pipe(Pipe& pipe) {
   std::array<int, 2> fds{};
   if (::pipe2(fds.data(), O_CLOEXEC) != 0) {
-    return failed(fmt::format("cannot create a pipe: {}", std::strerror(errno)));
+    return failed(fmt::format("cannot create a pipe: {}", errno_text(errno)));
   }
   pipe.read.reset(fds[0]);
   pipe.write.reset(fds[1]);
@@ -133,7 +134,7 @@ std::expected<ProcessResult, ProcessFailure> run_process(const std::vector<std::
   if (const int rc =
           ::posix_spawnp(&pid, args[0], &setup.actions, &setup.attr, args.data(), environ);
       rc != 0) {
-    return failed(fmt::format("cannot start the program: {}", std::strerror(rc)));
+    return failed(fmt::format("cannot start the program: {}", errno_text(rc)));
   }
   out.write.reset();
   err.write.reset();
@@ -152,7 +153,7 @@ std::expected<ProcessResult, ProcessFailure> run_process(const std::vector<std::
                               pollfd{err_open ? err.read.get() : -1, POLLIN, 0}};
     if (::poll(fds.data(), fds.size(), static_cast<int>(left.count())) < 0 && errno != EINTR) {
       kill_group(pid);
-      return failed(fmt::format("cannot read its output: {}", std::strerror(errno)));
+      return failed(fmt::format("cannot read its output: {}", errno_text(errno)));
     }
     if (out_open && fds[0].revents != 0) {
       out_open = drain(out.read.get(), result.out, limits.max_stdout, too_much);

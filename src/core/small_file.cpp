@@ -3,15 +3,19 @@
 #include <fmt/format.h>
 
 #include <cerrno>
-#include <cstring>
 #include <fstream>
+#include <system_error>
 
 namespace ic {
+
+std::string errno_text(int error) {
+  return std::error_code(error, std::generic_category()).message();
+}
 
 std::expected<std::string, std::string> read_small_file(const std::string& path,
                                                         std::size_t max_bytes) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected(fmt::format("cannot be read: {}", std::strerror(errno)));
+  if (!in) return std::unexpected(fmt::format("cannot be read: {}", errno_text(errno)));
   std::string out(max_bytes + 1, '\0');
   in.read(out.data(), static_cast<std::streamsize>(out.size()));
   if (in.bad()) return std::unexpected("cannot be read: I/O error");

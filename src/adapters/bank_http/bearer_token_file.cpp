@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "core/small_file.hpp"
 
@@ -22,7 +21,7 @@ bool header_safe(std::string_view token) {
 std::expected<std::string, std::string> BearerTokenFile::current() {
   struct stat info {};
   if (::stat(path_.c_str(), &info) != 0) {
-    return std::unexpected(std::string("cannot be read: ") + std::strerror(errno));
+    return std::unexpected("cannot be read: " + errno_text(errno));
   }
   const Version seen{.device = info.st_dev,
                      .inode = info.st_ino,

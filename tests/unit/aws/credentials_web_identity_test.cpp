@@ -204,5 +204,31 @@ TEST(DefaultChainOrder, WebIdentityAfterEnvironmentBeforeProfile) {
   EXPECT_EQ(transport.requests().size(), 1u);
 }
 
+// Refresh before expiry through the chain: the refresh is a new STS call with the rotated token.
+TEST(DefaultChainOrder, WebIdentityIsRefreshedBeforeExpiryWithTheRotatedToken) {
+  ScratchDir dir;
+  FakeEnv env{{"HOME", dir.path()},
+              {"AWS_WEB_IDENTITY_TOKEN_FILE", dir.write("token", "token-1")},
+              {"AWS_ROLE_ARN", std::string(kRole)},
+              {"AWS_EC2_METADATA_DISABLED", "true"}};
+  ScriptedTransport transport;
+  transport.answer(200, sts_reply("ASIA1", "2026-11-30T01:00:00Z"));
+  transport.answer(200, sts_reply("ASIA2", "2026-11-30T02:00:00Z"));
+  struct MovableClock final : Clock {
+    Instant at = Instant{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
+    Instant now() const override { return at; }
+  } clock;
+  auto chain = make_default_credentials_chain(lookup(env), transport, clock);
+  EXPECT_EQ(chain->credentials()->access_key_id, "ASIA1");
+  dir.write("token", "token-2");
+  clock.at += std::chrono::minutes{54};
+  EXPECT_EQ(chain->credentials()->access_key_id, "ASIA1");  // cached until 5 min before expiry
+  clock.at += std::chrono::minutes{1};
+  EXPECT_EQ(chain->credentials()->access_key_id, "ASIA2");
+  const auto requests = transport.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(form_value(requests[1].body, "WebIdentityToken"), "token-2");
+}
+
 }  // namespace
 }  // namespace ic::aws
