@@ -10,7 +10,8 @@ namespace ic::app {
 namespace {
 
 const std::initializer_list<std::string_view> kAwsSettings = {
-    "AWS_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB"};
+    "AWS_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_ENDPOINT_URL_STS"};
 
 // Settings and AWS clients are built only after parsing, so `--help` works with no
 // environment at all and a bad setting is reported as one line.
@@ -47,6 +48,8 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
                             "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
                             "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
   settings.add_flags(*run, {"PROBE_INTERVAL_SECONDS"});
+  settings.add_flags(*run, {"CORE_BANKING_TOKEN_FILE", "NOTIFICATION_TOKEN_FILE",
+                            "BANK_TLS_CERT_FILE", "BANK_TLS_KEY_FILE", "BANK_TLS_CA_FILE"});
   run->callback([&] {
     auto run_settings = load_run_settings(settings);
     if (!run_settings) {

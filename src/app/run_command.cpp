@@ -1,5 +1,6 @@
 #include "app/run_command.hpp"
 
+#include <fmt/format.h>
 #include <signal.h>
 
 #include <atomic>
@@ -54,6 +55,18 @@ class ShutdownSignals {
   std::jthread waiter_;
 };
 
+// A configured token file must hold a usable token at start-up; later failures (a rotation
+// gone wrong) make calls DebitMisconfigured instead. nullptr when the setting is unset.
+std::expected<std::unique_ptr<bank::BearerTokenFile>, ConfigError> open_token_file(
+    std::string_view setting, const std::string& path) {
+  if (path.empty()) return nullptr;
+  auto token = std::make_unique<bank::BearerTokenFile>(path);
+  if (auto checked = token->current(); !checked) {
+    return std::unexpected(ConfigError{fmt::format("{}: {}", setting, checked.error())});
+  }
+  return token;
+}
+
 int startup_failure(obs::Logger& log, std::string_view what, std::string_view detail) {
   log.error("start-up failed", {{"step", what}, {"detail", detail}});
   return 1;
@@ -70,6 +83,10 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   auto notify_endpoint = bank::BankEndpoint::create(settings.notification_url, kBankTimeouts);
   if (!bank_endpoint) return report({"CORE_BANKING_URL: " + bank_endpoint.error()});
   if (!notify_endpoint) return report({"NOTIFICATION_URL: " + notify_endpoint.error()});
+  auto bank_token = open_token_file("CORE_BANKING_TOKEN_FILE", settings.core_banking_token_file);
+  if (!bank_token) return report(bank_token.error());
+  auto notify_token = open_token_file("NOTIFICATION_TOKEN_FILE", settings.notification_token_file);
+  if (!notify_token) return report(notify_token.error());
 
   ShutdownSignals signals;  // before any thread starts, so all of them inherit the mask
   obs::Logger log(*level);
@@ -80,9 +97,9 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
                                            charge_table(settings.table, settings.retention));
   sqs::SqsQueue queue(aws.sqs(), settings.queue_url, settings.dlq_url);
-  http::CurlHttpTransport bank_transport;
-  bank::CoreBankingClient bank(bank_transport, *bank_endpoint);
-  bank::NotificationClient notifier(bank_transport, *notify_endpoint);
+  http::CurlHttpTransport bank_transport(settings.bank_tls);
+  bank::CoreBankingClient bank(bank_transport, *bank_endpoint, bank_token->get());
+  bank::NotificationClient notifier(bank_transport, *notify_endpoint, notify_token->get());
   const Clock& clock = real_clock();
   RandomTokens tokens;
   const std::string owner = worker_identity();

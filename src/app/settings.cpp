@@ -7,12 +7,13 @@
 #include <charconv>
 #include <iostream>
 
+#include "core/small_file.hpp"
 #include "http/url.hpp"
 
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 16> kSettings = {{
+constexpr std::array<SettingSpec, 22> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -33,6 +34,17 @@ constexpr std::array<SettingSpec, 16> kSettings = {{
      "how long SIGTERM waits for in-flight messages", "30"},
     {"PROBE_INTERVAL_SECONDS", "--probe-interval-seconds",
      "how often readiness probes the queues and the table", "15"},
+    {"AWS_ENDPOINT_URL_STS", "--endpoint-url-sts",
+     "STS endpoint for web-identity credentials, over AWS_ENDPOINT_URL", ""},
+    {"CORE_BANKING_TOKEN_FILE", "--core-banking-token-file",
+     "file holding the core-banking bearer token (re-read when it changes)", ""},
+    {"NOTIFICATION_TOKEN_FILE", "--notification-token-file",
+     "file holding the notification API bearer token (re-read when it changes)", ""},
+    {"BANK_TLS_CERT_FILE", "--bank-tls-cert-file",
+     "PEM client certificate for mutual TLS with both bank APIs", ""},
+    {"BANK_TLS_KEY_FILE", "--bank-tls-key-file", "PEM private key of BANK_TLS_CERT_FILE", ""},
+    {"BANK_TLS_CA_FILE", "--bank-tls-ca-file",
+     "PEM CA bundle that verifies the bank APIs (else the system store)", ""},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -115,6 +127,16 @@ std::expected<std::string, ConfigError> SettingsSource::http_url(std::string_vie
   return *text;
 }
 
+std::expected<std::string, ConfigError> SettingsSource::readable_file(std::string_view env) const {
+  auto path = lookup(env);
+  if (!path) return std::string{};
+  // Files named here hold keys and tokens: a megabyte is far more than any of them needs.
+  if (auto content = read_small_file(*path, 1024 * 1024); !content) {
+    return std::unexpected(ConfigError{fmt::format("{}: {} ({})", env, content.error(), *path)});
+  }
+  return *path;
+}
+
 std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s) {
   const aws::EnvLookup env = s.as_env();
   auto region = aws::resolve_region(env);
@@ -124,8 +146,8 @@ std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& 
   }
   // An endpoint is signed into every request; a malformed one must stop start-up here, not
   // fail each call (or, before, throw from the signer on a background thread).
-  for (const std::string_view endpoint :
-       {"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB"}) {
+  for (const std::string_view endpoint : {"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS",
+                                          "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_STS"}) {
     if (s.lookup(endpoint)) {
       auto url = s.http_url(endpoint);
       if (!url) return std::unexpected(url.error());
@@ -173,6 +195,19 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto probe_interval = s.integer("PROBE_INTERVAL_SECONDS", 1, 3600);
   if (!probe_interval) return std::unexpected(probe_interval.error());
   out.probe_interval = std::chrono::seconds(*probe_interval);
+  for (auto [env, target] : {std::pair{"CORE_BANKING_TOKEN_FILE", &out.core_banking_token_file},
+                             std::pair{"NOTIFICATION_TOKEN_FILE", &out.notification_token_file},
+                             std::pair{"BANK_TLS_CERT_FILE", &out.bank_tls.cert_file},
+                             std::pair{"BANK_TLS_KEY_FILE", &out.bank_tls.key_file},
+                             std::pair{"BANK_TLS_CA_FILE", &out.bank_tls.ca_file}}) {
+    auto file = s.readable_file(env);
+    if (!file) return std::unexpected(file.error());
+    *target = *file;
+  }
+  if (out.bank_tls.cert_file.empty() != out.bank_tls.key_file.empty()) {
+    return std::unexpected(ConfigError{
+        "BANK_TLS_KEY_FILE: BANK_TLS_CERT_FILE and BANK_TLS_KEY_FILE must be set together"});
+  }
   return out;
 }
 

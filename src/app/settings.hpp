@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "aws/endpoints.hpp"
+#include "http/http_transport.hpp"
 
 namespace CLI {
 class App;
@@ -56,6 +57,8 @@ class SettingsSource {
   [[nodiscard]] std::expected<int, ConfigError> integer(std::string_view env, int min,
                                                         int max) const;
   [[nodiscard]] std::expected<std::string, ConfigError> http_url(std::string_view env) const;
+  // An optional file setting: "" when unset, else the path once the file could be read.
+  [[nodiscard]] std::expected<std::string, ConfigError> readable_file(std::string_view env) const;
 
  private:
   aws::EnvLookup process_env_;
@@ -82,6 +85,9 @@ struct RunSettings {
   std::string log_level;
   std::chrono::seconds shutdown_grace{30};
   std::chrono::seconds probe_interval{15};
+  std::string core_banking_token_file;  // empty: no Authorization header
+  std::string notification_token_file;  // idem
+  http::TlsClientFiles bank_tls;        // both bank APIs; empty fields: libcurl's defaults
 };
 
 [[nodiscard]] std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s);

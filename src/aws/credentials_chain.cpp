@@ -7,6 +7,7 @@
 #include "aws/credentials_env.hpp"
 #include "aws/credentials_imds.hpp"
 #include "aws/credentials_profile.hpp"
+#include "aws/credentials_web_identity.hpp"
 
 namespace ic::aws {
 
@@ -77,6 +78,8 @@ std::unique_ptr<CredentialsChain> make_default_credentials_chain(EnvLookup env,
                                                                  const Clock& clock) {
   std::vector<NamedProvider> providers;
   providers.push_back({"environment", std::make_unique<EnvironmentCredentialsProvider>(env)});
+  providers.push_back(
+      {"web-identity", std::make_unique<WebIdentityCredentialsProvider>(env, transport, clock)});
   providers.push_back({"profile", std::make_unique<ProfileCredentialsProvider>(env)});
   providers.push_back(
       {"container", std::make_unique<ContainerCredentialsProvider>(env, transport)});

@@ -1,8 +1,9 @@
-// The default credential provider chain: environment, shared files (AWS_PROFILE), container
-// (ECS / EKS Pod Identity), EC2 IMDSv2 -- the SDKs' order. The first provider that answers is
-// remembered and asked alone from then on; its credentials are cached and refreshed
-// `refresh_margin` before `Expiration` (so a request signed just before never carries keys
-// that expire in flight).
+// The default credential provider chain: environment, web identity (IRSA), shared files
+// (AWS_PROFILE, credential_process), container (ECS / EKS Pod Identity), EC2 IMDSv2 -- the
+// order of the Java SDK v2's DefaultCredentialsProvider (the PHP SDK's is the same). The first
+// provider that answers is remembered and asked alone from then on; its credentials are cached and
+// refreshed `refresh_margin` before `Expiration` (so a request signed just before never carries
+// keys that expire in flight).
 //
 //   auto chain = make_default_credentials_chain(env, transport);   // in main
 //   JsonClient dynamodb(config, transport, *chain, retry);
@@ -23,7 +24,7 @@
 namespace ic::aws {
 
 struct NamedProvider {
-  std::string name;  // "environment", "profile", ... : used in error messages
+  std::string name;  // "environment", "web-identity", "profile", ... : used in error messages
   std::unique_ptr<CredentialsProvider> provider;
 };
 

@@ -8,6 +8,7 @@
 
 #include "aws/credentials_common.hpp"
 #include "aws/credentials_ini.hpp"
+#include "aws/credentials_process.hpp"
 
 namespace ic::aws {
 namespace {
@@ -55,20 +56,32 @@ std::expected<Credentials, AwsError> ProfileCredentialsProvider::credentials() {
   const auto where = shared_config_location(env_);
   const auto credentials_file = read_ini_file(where.credentials_file);
   const auto config_file = read_ini_file(where.config_file);
+  const IniSection* from_credentials = find_section(credentials_file, where.profile);
+  const IniSection* from_config = config_section(config_file, where.profile);
 
-  // Keys come as a unit from one file; mixing halves across files would sign with a mismatch.
+  // botocore's order: keys in the credentials file, then credential_process (credentials
+  // file, then config file), then keys in the config file. Keys come as a unit from one
+  // section; mixing halves across files would sign with a mismatch.
   static constexpr std::array<std::string_view, 2> kKeys = {"aws_access_key_id",
                                                             "aws_secret_access_key"};
-  const IniSection* section = find_section(credentials_file, where.profile);
-  if (!has_any(section, kKeys)) section = config_section(config_file, where.profile);
+  const IniSection* section = from_credentials;
   if (!has_any(section, kKeys)) {
-    static constexpr std::array<std::string_view, 4> kUnsupported = {
-        "role_arn", "credential_process", "sso_session", "sso_start_url"};
-    const bool unsupported = has_any(config_section(config_file, where.profile), kUnsupported);
+    for (const IniSection* candidate : {from_credentials, from_config}) {
+      if (auto command = value_of(candidate, "credential_process"); !command.empty()) {
+        return process_credentials(command, process_limits_);
+      }
+    }
+    section = from_config;
+  }
+  if (!has_any(section, kKeys)) {
+    static constexpr std::array<std::string_view, 3> kUnsupported = {"role_arn", "sso_session",
+                                                                     "sso_start_url"};
+    const bool unsupported = has_any(from_config, kUnsupported);
     return std::unexpected(credentials_not_found(fmt::format(
         "profile '{}': {}", where.profile,
-        unsupported ? "uses role assumption, SSO or credential_process, which are not supported"
-                    : "no aws_access_key_id/aws_secret_access_key in the shared files")));
+        unsupported ? "uses role assumption or SSO, which are not supported"
+                    : "no aws_access_key_id/aws_secret_access_key or credential_process in the "
+                      "shared files")));
   }
   Credentials out{.access_key_id = value_of(section, "aws_access_key_id"),
                   .secret_access_key = value_of(section, "aws_secret_access_key"),

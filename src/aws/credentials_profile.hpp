@@ -4,10 +4,12 @@
 //   files: AWS_SHARED_CREDENTIALS_FILE (else $HOME/.aws/credentials), section [<profile>];
 //          AWS_CONFIG_FILE (else $HOME/.aws/config), section [profile <profile>] ([default]
 //          for the default profile). Keys: aws_access_key_id, aws_secret_access_key,
-//          aws_session_token, region. The credentials file wins over the config file.
+//          aws_session_token, credential_process, region.
 //
-// Role assumption, SSO and credential_process profiles are not supported: such a profile
-// reports CredentialsNotFound so the chain moves on rather than signing with the wrong keys.
+// Order (botocore's): keys in the credentials file, then credential_process (credentials file,
+// then config file; see credentials_process.hpp), then keys in the config file. Role
+// assumption and SSO profiles are not supported: such a profile reports CredentialsNotFound so
+// the chain moves on rather than signing with the wrong keys.
 #pragma once
 
 #include <optional>
@@ -15,6 +17,7 @@
 
 #include "aws/credentials.hpp"
 #include "aws/endpoints.hpp"
+#include "aws/process_runner.hpp"
 
 namespace ic::aws {
 
@@ -26,15 +29,18 @@ struct SharedConfigLocation {
 
 [[nodiscard]] SharedConfigLocation shared_config_location(const EnvLookup& env);
 
-// Thread-safety: as thread-safe as the lookup. Re-reads both files on every call (the chain
-// caches the result), so edited files are seen after the next refresh.
+// Thread-safety: as thread-safe as the lookup. Re-reads both files (and runs the
+// credential_process) on every call; the chain caches the result, so edited files are seen
+// after the next refresh.
 class ProfileCredentialsProvider final : public CredentialsProvider {
  public:
-  explicit ProfileCredentialsProvider(EnvLookup env) : env_(std::move(env)) {}
+  explicit ProfileCredentialsProvider(EnvLookup env, ProcessLimits process_limits = {})
+      : env_(std::move(env)), process_limits_(process_limits) {}
   [[nodiscard]] std::expected<Credentials, AwsError> credentials() override;
 
  private:
   EnvLookup env_;
+  ProcessLimits process_limits_;
 };
 
 // AWS_REGION, then AWS_DEFAULT_REGION (resolve_region), then `region` of the active profile in

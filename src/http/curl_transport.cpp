@@ -91,7 +91,33 @@ bool request_sent(CURL* curl, const HttpRequest& request) {
   return header_bytes > 0 && uploaded >= static_cast<curl_off_t>(request.body.size());
 }
 
+// Certificate trouble in the handshake (see TransportError::tls_refused). A peer that refuses
+// our certificate says so with a TLS alert; under TLS 1.3 the alert arrives after our side
+// finished the handshake, so it surfaces as a receive or send error -- still before the peer
+// processed anything. curl reports no alert code, only OpenSSL's text naming it.
+bool tls_refused(CURLcode code, std::string_view detail) {
+  switch (code) {
+    case CURLE_SSL_CERTPROBLEM:
+    case CURLE_SSL_CACERT_BADFILE:
+    case CURLE_SSL_CRL_BADFILE:
+    case CURLE_SSL_ISSUER_ERROR:
+    case CURLE_PEER_FAILED_VERIFICATION:
+      return true;
+    case CURLE_SSL_CONNECT_ERROR:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+      return detail.find(" alert ") != std::string_view::npos;
+    default:
+      return false;
+  }
+}
+
 TransportError classify(CURLcode code, bool sent, const char* detail) {
+  if (tls_refused(code, detail)) {
+    return TransportError{.failure = TransportFailure::CouldNotConnect,
+                          .detail = fmt::format("{} ({})", curl_easy_strerror(code), detail),
+                          .tls_refused = true};
+  }
   TransportFailure failure = TransportFailure::CouldNotConnect;
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
@@ -125,7 +151,8 @@ struct CurlHttpTransport::Handle {
   Handle& operator=(const Handle&) = delete;
 };
 
-CurlHttpTransport::CurlHttpTransport() : id_(next_transport_id.fetch_add(1)) {
+CurlHttpTransport::CurlHttpTransport(TlsClientFiles tls)
+    : id_(next_transport_id.fetch_add(1)), tls_(std::move(tls)) {
   init_curl_once();
 }
 
@@ -172,6 +199,9 @@ std::expected<HttpResponse, TransportError> CurlHttpTransport::send(const HttpRe
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &exchange);
+  if (!tls_.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls_.cert_file.c_str());
+  if (!tls_.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls_.key_file.c_str());
+  if (!tls_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls_.ca_file.c_str());
   if (request.method == "GET") {
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   } else {

@@ -41,10 +41,23 @@ enum class TransportFailure {
 struct TransportError {
   TransportFailure failure = TransportFailure::CouldNotConnect;
   std::string detail;
+  // The TLS handshake failed over certificates (always with CouldNotConnect): the peer refused
+  // ours with a TLS alert (bad_certificate, certificate_required, unknown_ca, ...), the peer's
+  // could not be verified against our CA file, or our certificate or key file is unusable.
+  // Nothing was processed, and a retry fails the same way until the configuration changes.
+  bool tls_refused = false;
   [[nodiscard]] bool ambiguous() const {
     return failure == TransportFailure::TimeoutAfterSend ||
            failure == TransportFailure::Interrupted;
   }
+};
+
+// Client-side TLS material, for peers that require mutual TLS (the bank). Empty fields keep
+// libcurl's defaults: no client certificate, the system CA store.
+struct TlsClientFiles {
+  std::string cert_file;  // PEM client certificate (chain); needs key_file
+  std::string key_file;   // PEM private key, unencrypted
+  std::string ca_file;    // PEM bundle that verifies the server instead of the system store
 };
 
 struct HttpTimeouts {

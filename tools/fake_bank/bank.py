@@ -174,6 +174,7 @@ class Bank:
                     "notifications",
                     "notificationReplays",
                     "notificationFailures",
+                    "unauthorized",
                 )
             }
             return {

@@ -1,7 +1,13 @@
 """HTTP front of the fake bank: routes, body framing, fault timing, logs and the CLI.
 
     python -m tools.fake_bank [--port 0] [--port-file F] [--seed N] [--faults JSON]
-                              [--log-level debug|info|warning|error]
+                              [--log-level debug|info|warning|error] [--token-file F]
+                              [--tls-cert F --tls-key F [--tls-client-ca F]]
+
+--token-file: debits and notifications must carry `Authorization: Bearer <the file's content,
+stripped>`, else 401 {code: UNAUTHORIZED}; the file is read on every request, so a test
+rotates the token by rewriting it. --tls-cert/--tls-key serve HTTPS; --tls-client-ca also
+requires every client to present a certificate that CA signed (mutual TLS), for every route.
 
 Prints {"event":"listening","port":N,...} on stdout once it accepts connections; logs one
 JSON object per line on stderr (account numbers masked); exits 0 on SIGTERM/SIGINT.
@@ -13,7 +19,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import secrets
+import socket
+import ssl
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -41,15 +51,40 @@ class FakeBankServer(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128  # a burst of worker connections must not overflow the backlog
 
-    def __init__(self, address: tuple[str, int], bank: Bank, log: JsonLogger) -> None:
+    def __init__(
+        self, address: tuple[str, int], bank: Bank, log: JsonLogger, token_file: str | None = None
+    ) -> None:
         super().__init__(address, _Handler)
         self.bank = bank
         self.log = log
+        self.token_file = token_file
         # Wakes handlers sleeping on injected latency or a withheld response at shutdown.
         self.stopping = threading.Event()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
+        if isinstance(sys.exc_info()[1], ssl.SSLError):
+            self.log.info("tls_refused", client=str(client_address), error=repr(sys.exc_info()[1]))
+            _drain_before_close(request)
+            return
         log_server_error(self.log, client_address)
+
+
+def _drain_before_close(request: socket.socket) -> None:
+    """After a refused TLS 1.3 handshake the client has already sent its request: closing with
+    those bytes unread would make the kernel send a reset, which can overtake our TLS alert, so
+    the client would see a dropped connection instead of the refusal. Read until it hangs up."""
+    try:
+        raw = socket.socket(fileno=os.dup(request.fileno()))
+    except OSError:
+        return
+    with raw:
+        try:
+            raw.shutdown(socket.SHUT_WR)
+            raw.settimeout(2.0)
+            while raw.recv(65536):
+                pass
+        except OSError:
+            pass
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -187,7 +222,17 @@ class _Handler(BaseHTTPRequestHandler):
     def _health(self, _body: bytes) -> None:
         self._respond(200, {"status": "ok"}, "ok")
 
+    def _authorize(self) -> None:
+        if self.server.token_file is None:
+            return
+        with open(self.server.token_file, encoding="utf-8") as f:
+            expected = f.read().strip()
+        if self.headers.get("Authorization", "") != f"Bearer {expected}":
+            self.server.bank.count("unauthorized")
+            raise _Reject(401, "UNAUTHORIZED", "missing or wrong bearer token")
+
     def _debit(self, body: bytes) -> None:
+        self._authorize()
         try:
             request = DebitRequest.parse(self.headers.get("Idempotency-Key"), body)
         except MalformedRequest as e:
@@ -207,6 +252,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(outcome)
 
     def _notify(self, body: bytes) -> None:
+        self._authorize()
         try:
             request = NotificationRequest.parse(self.headers.get("Idempotency-Key"), body)
         except MalformedRequest as e:
@@ -254,7 +300,15 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, help="seed of the fault random source (default: random, logged)")
     parser.add_argument("--faults", help="initial fault configuration, JSON as for POST /admin/faults")
     parser.add_argument("--log-level", default="info", choices=sorted(LEVELS, key=LEVELS.__getitem__))
+    parser.add_argument("--token-file", help="require this bearer token (file re-read per request)")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (needs --tls-key)")
+    parser.add_argument("--tls-key", help="PEM private key of --tls-cert")
+    parser.add_argument("--tls-client-ca", help="require client certificates signed by this PEM CA")
     args = parser.parse_args(argv)
+    if (args.tls_cert is None) != (args.tls_key is None):
+        parser.error("--tls-cert and --tls-key go together")
+    if args.tls_client_ca is not None and args.tls_cert is None:
+        parser.error("--tls-client-ca needs --tls-cert")
     if args.faults is not None:
         try:
             args.faults = Faults.parse(json.loads(args.faults))
@@ -272,15 +326,35 @@ def main(argv: list[str] | None = None) -> int:
         bank.set_faults(args.faults)
     stop = StopSignal()
     try:
-        server = FakeBankServer((args.host, args.port), bank, log)
+        server = FakeBankServer((args.host, args.port), bank, log, args.token_file)
     except OSError as e:
         log.error("bind_failed", host=args.host, port=args.port, error=str(e))
         return 2
+    scheme = "http"
+    if args.tls_cert is not None:
+        scheme = "https"
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        if args.tls_client_ca is not None:
+            context.verify_mode = ssl.CERT_REQUIRED
+            context.load_verify_locations(args.tls_client_ca)
+        # The handshake runs in the handler thread, on first read: a client that fails it
+        # (the point of the mutual-TLS tests) must not stall the accept loop.
+        server.socket = context.wrap_socket(server.socket, server_side=True, do_handshake_on_connect=False)
     port = server.server_address[1]
     serving = threading.Thread(target=server.serve_forever, args=(0.1,), name="fake-bank-accept", daemon=True)
     serving.start()
-    log.info("started", host=args.host, port=port, seed=seed, faults=bank.faults.to_json())
-    announce_listening(port, args.port_file, url=f"http://{args.host}:{port}")
+    log.info(
+        "started",
+        host=args.host,
+        port=port,
+        seed=seed,
+        faults=bank.faults.to_json(),
+        tls=scheme == "https",
+        clientCertificates=args.tls_client_ca is not None,
+        bearerToken=args.token_file is not None,
+    )
+    announce_listening(port, args.port_file, url=f"{scheme}://{args.host}:{port}")
     stop.wait(serving)
     log.info("stopping", signal=stop.signum)
     server.shutdown()

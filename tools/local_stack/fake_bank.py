@@ -5,6 +5,7 @@ at it.
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,9 +23,11 @@ class FakeBank:
     url: str
     seed: int
     default_timeout: float = field(default=5.0)
+    tls: ssl.SSLContext | None = None  # for an https fake bank: our CA and client certificate
 
     def request(self, method: str, path: str, body: Any = None, **kwargs: Any) -> HttpResponse:
         kwargs.setdefault("timeout", self.default_timeout)
+        kwargs.setdefault("tls", self.tls)
         return http_request(self.url, method, path, body, **kwargs)
 
     def debit(self, body: dict[str, Any], key: str | None = None, **kwargs: Any) -> HttpResponse:
@@ -67,9 +70,11 @@ def start_fake_bank(
     seed: int = 1234,
     extra_args: Iterable[str] = (),
     name: str = "fake-bank",
+    tls: ssl.SSLContext | None = None,
 ) -> FakeBank:
     """Start `python -m tools.fake_bank` (from the repository root) on a free port with a fixed
-    seed, so injected faults repeat from run to run, and wait for its "listening" line."""
+    seed, so injected faults repeat from run to run, and wait for its "listening" line. With
+    --tls-cert among `extra_args` it serves https; `tls` is then how the helpers connect."""
     argv = [PYTHON, "-m", "tools.fake_bank", "--port", "0", "--seed", str(seed), *extra_args]
     proc = manager.start(name, argv, ready=json_event("listening"), timeout=20.0)
-    return FakeBank(proc, f"http://127.0.0.1:{proc.ready_info['port']}", seed)
+    return FakeBank(proc, proc.ready_info["url"], seed, tls=tls)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import ssl
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -27,12 +28,19 @@ def http_request(
     headers: Mapping[str, str] | None = None,
     timeout: float = 5.0,
     connection: http.client.HTTPConnection | None = None,
+    tls: ssl.SSLContext | None = None,
 ) -> HttpResponse:
     """One JSON request. `body` may be bytes (sent as is) or a JSON value. Pass
-    `connection` to reuse a keep-alive connection; otherwise a fresh one is used and closed.
-    Raises the socket's TimeoutError / ConnectionError as they come."""
+    `connection` to reuse a keep-alive connection; otherwise a fresh one is used and closed
+    (HTTPS with the `tls` context when the URL is https). Raises the socket's TimeoutError /
+    ConnectionError as they come."""
     url = urlsplit(base_url)
-    conn = connection or http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
+    if connection is not None:
+        conn = connection
+    elif url.scheme == "https":
+        conn = http.client.HTTPSConnection(url.hostname, url.port, timeout=timeout, context=tls)
+    else:
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=timeout)
     payload = body if isinstance(body, bytes) or body is None else json.dumps(body).encode()
     all_headers = {"Content-Type": "application/json", **(headers or {})}
     try:

@@ -46,11 +46,11 @@ bool valid_idempotency_key(std::string_view key) {
          std::ranges::all_of(key, charge::rules::is_identifier_char);
 }
 
-std::expected<http::HttpResponse, http::TransportError> post_json(http::HttpTransport& transport,
-                                                                  const BankEndpoint& endpoint,
-                                                                  std::string_view path,
-                                                                  std::string_view key,
-                                                                  std::string body) {
+std::expected<http::HttpResponse, CallFailure> post_json(http::HttpTransport& transport,
+                                                         const BankEndpoint& endpoint,
+                                                         BearerTokenFile* token,
+                                                         std::string_view path,
+                                                         std::string_view key, std::string body) {
   http::HttpRequest request{
       .method = "POST",
       .url = endpoint.url(path),
@@ -59,7 +59,30 @@ std::expected<http::HttpResponse, http::TransportError> post_json(http::HttpTran
                   {"Idempotency-Key", std::string(key)}},
       .body = std::move(body),
   };
-  return transport.send(request, endpoint.timeouts());
+  auto send = [&]() -> std::expected<http::HttpResponse, CallFailure> {
+    auto reply = transport.send(request, endpoint.timeouts());
+    if (!reply) {
+      return std::unexpected(CallFailure{describe(reply.error()), reply.error().tls_refused});
+    }
+    return std::move(*reply);
+  };
+  auto use_token = [&](const std::expected<std::string, std::string>& bearer)
+      -> std::expected<void, CallFailure> {
+    if (!bearer) return std::unexpected(CallFailure{"bearer token file " + bearer.error(), true});
+    std::erase_if(request.headers,
+                  [](const auto& header) { return header.first == "Authorization"; });
+    request.headers.emplace_back("Authorization", "Bearer " + *bearer);
+    return {};
+  };
+  if (token == nullptr) return send();
+  const auto first = token->current();
+  if (auto used = use_token(first); !used) return std::unexpected(used.error());
+  auto reply = send();
+  if (!reply || reply->status != 401) return reply;
+  const auto fresh = token->reload();
+  if (fresh && *fresh == *first) return reply;  // not rotated: the 401 stands
+  if (auto used = use_token(fresh); !used) return std::unexpected(used.error());
+  return send();
 }
 
 std::optional<std::string> json_string_field(std::string_view body, std::string_view name,
@@ -80,6 +103,10 @@ bool is_machine_code(std::string_view text) {
 
 std::string describe(const http::TransportError& error) {
   std::string_view what;
+  if (error.tls_refused) {
+    return fmt::format("TLS handshake failed over certificates (request not sent): {}",
+                       printable_prefix(error.detail));
+  }
   switch (error.failure) {
     case http::TransportFailure::CouldNotConnect:
       what = "connection failed (request not sent)";

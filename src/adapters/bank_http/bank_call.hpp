@@ -1,5 +1,6 @@
-// The plumbing both bank clients share: one JSON POST carrying an Idempotency-Key, and
-// failure descriptions that are safe to log (bounded, printable, no full account number).
+// The plumbing both bank clients share: one JSON POST carrying an Idempotency-Key (and a
+// bearer token when configured), and failure descriptions that are safe to log (bounded,
+// printable, no full account number, never the token).
 #pragma once
 
 #include <expected>
@@ -8,6 +9,7 @@
 #include <string_view>
 
 #include "adapters/bank_http/bank_endpoint.hpp"
+#include "adapters/bank_http/bearer_token_file.hpp"
 #include "domain/charge.hpp"
 #include "http/http_transport.hpp"
 
@@ -17,11 +19,22 @@ namespace ic::bank {
 // Anything else (CR/LF above all) would let a key rewrite the request, so it never leaves.
 [[nodiscard]] bool valid_idempotency_key(std::string_view key);
 
-// POST {base}{path} with Content-Type: application/json and Idempotency-Key: key.
+// Why no reply arrived; `detail` is safe to log.
+struct CallFailure {
+  std::string detail;
+  // Our side is wrong, not the network: the token file is unusable, or the TLS handshake
+  // failed over certificates. Retrying will not help until the configuration is fixed.
+  bool misconfigured = false;
+};
+
+// POST {base}{path} with Content-Type: application/json, Idempotency-Key: key and, when
+// `token` is given, Authorization: Bearer <token>. A 401 to a token makes one re-read of the
+// token file and, when the token changed (rotated since the last stat), one more attempt: a
+// 401 means nothing was processed, and the Idempotency-Key makes the repeat safe anyway.
 // Precondition: valid_idempotency_key(key).
-[[nodiscard]] std::expected<http::HttpResponse, http::TransportError> post_json(
-    http::HttpTransport& transport, const BankEndpoint& endpoint, std::string_view path,
-    std::string_view key, std::string body);
+[[nodiscard]] std::expected<http::HttpResponse, CallFailure> post_json(
+    http::HttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
+    std::string_view path, std::string_view key, std::string body);
 
 // The string member `name` of a JSON object body when it passes `accept`; nullopt when the
 // body is not JSON, not an object, lacks the member or the member is refused.

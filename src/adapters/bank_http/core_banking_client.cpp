@@ -55,8 +55,9 @@ charge::DebitResult map_reply(const http::HttpResponse& reply, const charge::Cha
 
 }  // namespace
 
-CoreBankingClient::CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint)
-    : transport_(transport), endpoint_(std::move(endpoint)) {}
+CoreBankingClient::CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint,
+                                     BearerTokenFile* token)
+    : transport_(transport), endpoint_(std::move(endpoint)), token_(token) {}
 
 charge::DebitResult CoreBankingClient::debit(const charge::Charge& charge,
                                              std::string_view idempotency_key) {
@@ -64,8 +65,11 @@ charge::DebitResult CoreBankingClient::debit(const charge::Charge& charge,
     return charge::DebitMisconfigured{"invalid idempotency key, not sent"};
   }
   const auto reply =
-      post_json(transport_, endpoint_, "/v1/debits", idempotency_key, debit_body(charge));
-  if (!reply) return charge::DebitUnavailable{"bank " + describe(reply.error())};
+      post_json(transport_, endpoint_, token_, "/v1/debits", idempotency_key, debit_body(charge));
+  if (!reply && reply.error().misconfigured) {
+    return charge::DebitMisconfigured{"bank call not possible: " + reply.error().detail};
+  }
+  if (!reply) return charge::DebitUnavailable{"bank " + reply.error().detail};
   return map_reply(*reply, charge);
 }
 

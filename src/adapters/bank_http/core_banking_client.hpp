@@ -22,6 +22,8 @@
 //                            DebitUnavailable: transient. Safe to retry because the bank dedupes
 //                            on the key; a timeout after sending may have committed the debit,
 //                            and the retry then returns the original result.
+//   TLS handshake refused over certificates, or the bearer token file unusable
+//                            DebitMisconfigured, like the 4xx below: our credentials are wrong.
 //   other 4xx (400, 401, 403, 404, ...) and 1xx/3xx
 //                            DebitMisconfigured: these say OUR request or configuration is
 //                            wrong, not that the charge is. Recording FAILED would be final and
@@ -32,16 +34,21 @@
 #pragma once
 
 #include "adapters/bank_http/bank_endpoint.hpp"
+#include "adapters/bank_http/bearer_token_file.hpp"
 #include "domain/ports.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::bank {
 
 // Thread-safety: debit() may be called concurrently; the client holds no mutable state and
-// the transport is thread-safe. Ownership: borrows the transport, which must outlive it.
+// the transport is thread-safe. Ownership: borrows the transport and the token file (when
+// given), which must outlive it.
 class CoreBankingClient final : public charge::AccountDebitPort {
  public:
-  CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint);
+  // With `token`, every call carries Authorization: Bearer <token> (bank_call.hpp: re-read on
+  // rotation, one retry after a 401).
+  CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint,
+                    BearerTokenFile* token = nullptr);
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: DebitMisconfigured.
   [[nodiscard]] charge::DebitResult debit(const charge::Charge& charge,
@@ -50,6 +57,7 @@ class CoreBankingClient final : public charge::AccountDebitPort {
  private:
   http::HttpTransport& transport_;
   const BankEndpoint endpoint_;
+  BearerTokenFile* const token_;
 };
 
 }  // namespace ic::bank

@@ -22,8 +22,9 @@ std::string notification_body(const charge::Charge& charge, std::string_view deb
 
 }  // namespace
 
-NotificationClient::NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint)
-    : transport_(transport), endpoint_(std::move(endpoint)) {}
+NotificationClient::NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint,
+                                       BearerTokenFile* token)
+    : transport_(transport), endpoint_(std::move(endpoint)), token_(token) {}
 
 charge::NotificationResult NotificationClient::notify(const charge::Charge& charge,
                                                       std::string_view debit_ref,
@@ -31,9 +32,9 @@ charge::NotificationResult NotificationClient::notify(const charge::Charge& char
   if (!valid_idempotency_key(idempotency_key)) {
     return charge::NotificationFailed{"invalid idempotency key, not sent"};
   }
-  const auto reply = post_json(transport_, endpoint_, "/v1/notifications", idempotency_key,
+  const auto reply = post_json(transport_, endpoint_, token_, "/v1/notifications", idempotency_key,
                                notification_body(charge, debit_ref));
-  if (!reply) return charge::NotificationFailed{"notification service " + describe(reply.error())};
+  if (!reply) return charge::NotificationFailed{"notification service " + reply.error().detail};
   if (reply->status >= 200 && reply->status < 300) return charge::NotificationSent{};
   return charge::NotificationFailed{"notification service answered " +
                                     describe(*reply, charge.account)};

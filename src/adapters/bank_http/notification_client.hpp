@@ -12,16 +12,21 @@
 #pragma once
 
 #include "adapters/bank_http/bank_endpoint.hpp"
+#include "adapters/bank_http/bearer_token_file.hpp"
 #include "domain/ports.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::bank {
 
 // Thread-safety: notify() may be called concurrently; the client holds no mutable state and
-// the transport is thread-safe. Ownership: borrows the transport, which must outlive it.
+// the transport is thread-safe. Ownership: borrows the transport and the token file (when
+// given), which must outlive it.
 class NotificationClient final : public charge::NotificationPort {
  public:
-  NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint);
+  // With `token`, every call carries Authorization: Bearer <token> (bank_call.hpp: re-read on
+  // rotation, one retry after a 401).
+  NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint,
+                     BearerTokenFile* token = nullptr);
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: NotificationFailed.
   [[nodiscard]] charge::NotificationResult notify(const charge::Charge& charge,
@@ -31,6 +36,7 @@ class NotificationClient final : public charge::NotificationPort {
  private:
   http::HttpTransport& transport_;
   const BankEndpoint endpoint_;
+  BearerTokenFile* const token_;
 };
 
 }  // namespace ic::bank

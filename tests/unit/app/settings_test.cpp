@@ -150,5 +150,37 @@ TEST_F(SettingsTest, EmptyEnvironmentValuesCountAsUnset) {
   EXPECT_THAT(load().error().line, StartsWith("IDEMPOTENCY_TABLE: required"));
 }
 
+// The bank authentication files (docs/design.md §5): optional, but a named file must be
+// readable, and a certificate needs its key.
+TEST_F(SettingsTest, BankAuthFilesAreOptionalAndCheckedWhenGiven) {
+  auto none = load();
+  ASSERT_TRUE(none) << none.error().line;
+  EXPECT_EQ(none->core_banking_token_file, "");
+  EXPECT_EQ(none->bank_tls.cert_file, "");
+
+  const std::string readable = IC_SOURCE_DIR "/README.md";
+  for (const auto* name : {"CORE_BANKING_TOKEN_FILE", "NOTIFICATION_TOKEN_FILE",
+                           "BANK_TLS_CERT_FILE", "BANK_TLS_KEY_FILE", "BANK_TLS_CA_FILE"}) {
+    env[name] = readable;
+  }
+  auto all = load();
+  ASSERT_TRUE(all) << all.error().line;
+  EXPECT_EQ(all->notification_token_file, readable);
+  EXPECT_EQ(all->bank_tls.key_file, readable);
+  EXPECT_EQ(all->bank_tls.ca_file, readable);
+
+  env["BANK_TLS_CA_FILE"] = "/nonexistent/ca.pem";
+  auto unreadable = load();
+  ASSERT_FALSE(unreadable);
+  EXPECT_THAT(unreadable.error().line, StartsWith("BANK_TLS_CA_FILE: cannot be read"));
+  EXPECT_THAT(unreadable.error().line, HasSubstr("/nonexistent/ca.pem"));
+
+  env.erase("BANK_TLS_CA_FILE");
+  env.erase("BANK_TLS_KEY_FILE");
+  auto half = load();
+  ASSERT_FALSE(half);
+  EXPECT_THAT(half.error().line, StartsWith("BANK_TLS_KEY_FILE: "));
+}
+
 }  // namespace
 }  // namespace ic::app

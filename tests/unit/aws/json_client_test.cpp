@@ -9,6 +9,7 @@
 #include <deque>
 
 #include "testing/fixed_random.hpp"
+#include "testing/scripted_transport.hpp"
 #include "testing/static_credentials.hpp"
 
 namespace ic::aws {
@@ -17,24 +18,8 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 
-using Step = std::expected<http::HttpResponse, http::TransportError>;
-
-// Replays one scripted answer per request and records what was sent.
-class ScriptedTransport final : public http::HttpTransport {
- public:
-  explicit ScriptedTransport(std::deque<Step> script) : script_(std::move(script)) {}
-  std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
-                                                               const http::HttpTimeouts&) override {
-    sent.push_back(request);
-    Step next = script_.front();
-    script_.pop_front();
-    return next;
-  }
-  std::vector<http::HttpRequest> sent;
-
- private:
-  std::deque<Step> script_;
-};
+using Step = testing::ScriptedTransport::Step;
+using testing::ScriptedTransport;
 
 std::string header(const http::HttpRequest& request, std::string_view name) {
   for (const auto& [key, value] : request.headers) {
@@ -110,8 +95,8 @@ TEST_F(JsonClientTest, SendsAwsJsonProtocolRequest) {
   const auto reply = client.call("GetItem", {{"TableName", "t"}});
   ASSERT_TRUE(reply) << reply.error().code;
   EXPECT_EQ((*reply)["Item"]["pk"]["S"], "a");
-  ASSERT_EQ(transport.sent.size(), 1u);
-  const auto& request = transport.sent[0];
+  ASSERT_EQ(transport.requests().size(), 1u);
+  const auto request = transport.requests().at(0);
   EXPECT_EQ(request.method, "POST");
   EXPECT_EQ(request.url, "http://127.0.0.1:1/");
   EXPECT_EQ(request.body, R"({"TableName":"t"})");
@@ -130,12 +115,13 @@ TEST_F(JsonClientTest, RetriesServerErrorsAndThrottlingResigningEachAttempt) {
                                fail(400, "ProvisionedThroughputExceededException"), ok("{}")});
   auto client = client_for(transport, policy_);
   ASSERT_TRUE(client.call("PutItem", {}));
-  ASSERT_EQ(transport.sent.size(), 3u);
-  EXPECT_EQ(header(transport.sent[0], "x-amz-date"), "20260101T000007Z");
-  EXPECT_EQ(header(transport.sent[1], "x-amz-date"), "20260101T000014Z");
-  EXPECT_NE(header(transport.sent[0], "authorization"), header(transport.sent[1], "authorization"));
-  EXPECT_EQ(header(transport.sent[2], "amz-sdk-request"), "attempt=3; max=3");
-  EXPECT_EQ(header(transport.sent[2], "amz-sdk-invocation-id"), "inv-1");
+  ASSERT_EQ(transport.requests().size(), 3u);
+  EXPECT_EQ(header(transport.requests()[0], "x-amz-date"), "20260101T000007Z");
+  EXPECT_EQ(header(transport.requests()[1], "x-amz-date"), "20260101T000014Z");
+  EXPECT_NE(header(transport.requests()[0], "authorization"),
+            header(transport.requests()[1], "authorization"));
+  EXPECT_EQ(header(transport.requests()[2], "amz-sdk-request"), "attempt=3; max=3");
+  EXPECT_EQ(header(transport.requests()[2], "amz-sdk-invocation-id"), "inv-1");
   EXPECT_THAT(sleeper_.sleeps, ElementsAre(500ms, 1000ms));
   EXPECT_THAT(observer_.events,
               ElementsAre("dynamodb/PutItem#1=InternalServerError retry",
@@ -152,7 +138,7 @@ TEST_F(JsonClientTest, DoesNotRetryClientErrors) {
   EXPECT_EQ(reply.error().code, "ConditionalCheckFailedException");
   EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
   EXPECT_NE(reply.error().response_body.find("ConditionalCheckFailed"), std::string::npos);
-  EXPECT_EQ(transport.sent.size(), 1u);
+  EXPECT_EQ(transport.requests().size(), 1u);
   EXPECT_TRUE(sleeper_.sleeps.empty());
 }
 
@@ -163,7 +149,7 @@ TEST_F(JsonClientTest, GivesUpAfterThreeAttempts) {
   const auto reply = client.call("GetItem", {});
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().error_class, ErrorClass::Retryable);
-  EXPECT_EQ(transport.sent.size(), 3u);
+  EXPECT_EQ(transport.requests().size(), 3u);
 }
 
 TEST_F(JsonClientTest, TimeoutAfterSendMakesTheFinalErrorAmbiguous) {
@@ -193,7 +179,7 @@ TEST_F(JsonClientTest, EmptyQuotaStopsRetrying) {
   ScriptedTransport transport({fail(500, "InternalServerError")});
   auto client = client_for(transport, poor);
   ASSERT_FALSE(client.call("GetItem", {}));
-  EXPECT_EQ(transport.sent.size(), 1u);
+  EXPECT_EQ(transport.requests().size(), 1u);
   EXPECT_THAT(observer_.events, ElementsAre("dynamodb/GetItem#1=InternalServerError"));
 }
 
@@ -210,7 +196,7 @@ TEST_F(JsonClientTest, CorrectsClockSkewFromTheDateHeaderAndRetries) {
   // The server's clock is one hour ahead of ours (we read 00:00:14 when the reply arrived,
   // the server said 01:00:07): the second attempt is signed in server time.
   EXPECT_EQ(client.clock_skew(), 1h - 7s);
-  EXPECT_EQ(header(transport.sent[1], "x-amz-date"), "20260101T010014Z");
+  EXPECT_EQ(header(transport.requests()[1], "x-amz-date"), "20260101T010014Z");
 }
 
 TEST_F(JsonClientTest, MalformedSuccessReplyIsAmbiguous) {

@@ -1,0 +1,61 @@
+// An HttpTransport that answers from a script instead of the network, recording every request:
+// for unit tests of request building and reply handling (the JSON client, STS web identity).
+//
+//   ScriptedTransport transport;                 // or ScriptedTransport transport({step, ...});
+//   transport.answer(200, "<AssumeRoleWithWebIdentityResponse>...");
+//   transport.fail(http::TransportFailure::CouldNotConnect);
+//   ... code under test sends twice ...
+//   EXPECT_EQ(transport.requests().at(0).url, "https://sts.eu-west-1.amazonaws.com/");
+#pragma once
+
+#include <deque>
+#include <vector>
+
+#include "core/thread_annotations.hpp"
+#include "http/http_transport.hpp"
+
+namespace ic::testing {
+
+// Thread-safety: every member may be called from any thread. A send() with nothing scripted
+// is answered CouldNotConnect, so a test that under-scripts fails on a value, not a crash.
+class ScriptedTransport final : public http::HttpTransport {
+ public:
+  // One scripted answer: a reply or a transport failure.
+  using Step = std::expected<http::HttpResponse, http::TransportError>;
+
+  ScriptedTransport() = default;
+  explicit ScriptedTransport(std::deque<Step> script) : script_(std::move(script)) {}
+
+  void answer(long status, std::string body) {
+    MutexLock lock(mutex_);
+    script_.emplace_back(http::HttpResponse{.status = status, .body = std::move(body)});
+  }
+  void fail(http::TransportFailure failure) {
+    MutexLock lock(mutex_);
+    script_.emplace_back(
+        std::unexpected(http::TransportError{.failure = failure, .detail = "scripted"}));
+  }
+  [[nodiscard]] std::vector<http::HttpRequest> requests() const {
+    MutexLock lock(mutex_);
+    return requests_;
+  }
+
+  std::expected<http::HttpResponse, http::TransportError> send(
+      const http::HttpRequest& request, const http::HttpTimeouts& /*timeouts*/) override {
+    MutexLock lock(mutex_);
+    requests_.push_back(request);
+    if (script_.empty()) {
+      return std::unexpected(http::TransportError{.detail = "nothing scripted"});
+    }
+    Step next = std::move(script_.front());
+    script_.pop_front();
+    return next;
+  }
+
+ private:
+  mutable Mutex mutex_;
+  std::deque<Step> script_ GUARDED_BY(mutex_);
+  std::vector<http::HttpRequest> requests_ GUARDED_BY(mutex_);
+};
+
+}  // namespace ic::testing
