@@ -59,7 +59,7 @@ bench: release-build
 	scripts/run-bench.sh
 	$(VENV_PY) -m bench.report $(if $(BENCH_BIG),--big)
 
-# CI's variant: tiny counts on the ElasticMQ + dynalite stack only (about a minute).
+# CI's variant: tiny counts on the ElasticMQ + dynalite stack only (about 2 min).
 bench-smoke: release-build
 	$(VENV_PY) -m bench.report --smoke
 

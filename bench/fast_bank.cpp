@@ -5,7 +5,7 @@
 // first time and 200 on a replay, and counts, so the bench can check no charge was debited
 // twice. Not a test double for behaviour: tests use tools/fake_bank.
 //
-//   ic_bench_fast_bank [--threads 8]   prints {"event":"listening","port":N} on stdout
+//   ic_bench_fast_bank [--threads 512]   prints {"event":"listening","port":N} on stdout
 //   GET /v1/ledger -> {"stats":{"debits":N,"replays":R,"notifications":M}}
 #include <httplib.h>
 #include <pthread.h>
@@ -50,9 +50,11 @@ class Ledger {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int threads = 8;
+  // cpp-httplib gives each connection a pool thread for as long as it is kept alive, so the
+  // pool must exceed every connection the consumers keep open (up to one per worker each).
+  int threads = 512;
   CLI::App app{"Fast happy-path bank for the benchmark"};
-  app.add_option("--threads", threads)->check(CLI::Range(1, 256));
+  app.add_option("--threads", threads)->check(CLI::Range(1, 4096));
   CLI11_PARSE(app, argc, argv);
 
   Ledger ledger;
@@ -60,6 +62,10 @@ int main(int argc, char** argv) {
   server.new_task_queue = [threads] {
     return new httplib::ThreadPool(static_cast<size_t>(threads));
   };
+  // Kept-alive connections stay open (httplib closes one after 5 requests by default, which
+  // would charge the consumer a reconnect every few calls).
+  server.set_keep_alive_max_count(1'000'000);
+  server.set_keep_alive_timeout(60);
   server.Post("/v1/debits", [&](const httplib::Request& req, httplib::Response& res) {
     const auto key = req.get_header_value("Idempotency-Key");
     if (key.empty()) {

@@ -20,7 +20,7 @@ valgrind, the difference divided by the difference in charges, so start-up cance
 
     .venv/bin/python -m bench.report [--smoke] [--big] [--build-dir build/release]
 
---smoke: tiny counts, fast stack only, no scaling or callgrind (CI, about a minute).
+--smoke: tiny counts, fast stack only, no scaling or callgrind (CI, about 2 min).
 """
 
 from __future__ import annotations
@@ -141,7 +141,7 @@ def stack(label: str, sqs_kind: str, dynamodb_kind: str, build: Path) -> Iterato
         servers: dict[str, Any] = {}
         for kind in {sqs_kind, dynamodb_kind}:
             servers[kind] = {"moto": start_moto, "elasticmq": start_elasticmq, "dynalite": start_dynalite}[kind](manager)
-        bank = manager.start("fast-bank", [str(build / "bench/ic_bench_fast_bank"), "--threads", "16"], ready=json_event("listening"))
+        bank = manager.start("fast-bank", [str(build / "bench/ic_bench_fast_bank")], ready=json_event("listening"))
         env = {**servers[sqs_kind].env(), "AWS_ENDPOINT_URL_SQS": servers[sqs_kind].endpoint_url,
                "AWS_ENDPOINT_URL_DYNAMODB": servers[dynamodb_kind].endpoint_url}
         env.pop("AWS_ENDPOINT_URL")
@@ -159,7 +159,7 @@ def drain(st: Stack, env: dict[str, str], consumers: list[Consumer], debits: int
     return time.monotonic() - t0
 
 
-def ceiling(st: Stack, n: int, threads: int = 32) -> dict[str, Any]:
+def ceiling(st: Stack, n: int, threads: int = 64) -> dict[str, Any]:
     env = st.provision()
     st.send(env, n, 0.0, "CEIL")
     out = subprocess.run([str(st.build / "bench/ic_bench_backend_ceiling"), "--queue-url", env["CHARGE_QUEUE_URL"],
@@ -306,7 +306,7 @@ def plots(results: dict[str, Any]) -> list[str]:
             fig, ax = plt.subplots(figsize=(6, 3.5))
             ax.plot([r[key] for r in rows], [r["chargesPerSecond"] for r in rows], marker="o", label="consumer")
             ceiling_rate = results["stacks"][FAST]["ceiling"]["messagesPerSecond"]
-            ax.axhline(ceiling_rate, linestyle="--", color="grey", label="backend ceiling (32 threads)")
+            ax.axhline(ceiling_rate, linestyle="--", color="grey", label="backend ceiling (64 threads)")
             ax.set_xscale("log", base=2)
             ax.set_xlabel(xlabel)
             ax.set_ylabel("charges/s")
@@ -330,7 +330,7 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
         f"{results['bankCeiling']:.0f} requests/s to Python keep-alive clients (a lower bound). Consumer figures are for "
         f"{results['charges']} fresh charges pre-filled in the queue, then the same charges again as duplicates; "
         "the ceiling is bench/backend_ceiling.cpp draining the same number with the consumer's request shapes "
-        "(receive 10, claim, complete, delete batch; 32 threads) through the consumer's own clients.", "",
+        "(receive 10, claim, complete, delete batch; 64 threads, twice the consumer's workers, so that it is never concurrency-bound) through the consumer's own clients.", "",
         "| stack | ceiling msg/s | consumer charges/s | % of ceiling | CPU ms/charge | CPU ms/duplicate | peak RSS MiB "
         "| requests/charge (fresh) | requests/duplicate | idle CPU ms/min | idle receives/min | SIGTERM→exit idle s |",
         "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|",
@@ -371,11 +371,18 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--smoke", action="store_true", help="tiny counts, fast stack only")
     parser.add_argument("--big", action="store_true", help="also measure memory at 100k charges")
+    parser.add_argument("--charges", type=int, help="fresh charges per stack run (default 3000, moto 600)")
+    parser.add_argument("--memory-charges", type=int, default=10_000, help="the memory run's charges (--big adds 100k)")
+    parser.add_argument("--callgrind", type=int, nargs=2, default=(100, 300), metavar=("SMALL", "LARGE"),
+                        help="charges of the two callgrind runs")
     parser.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build" / "release")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
     t_start = time.monotonic()
     n_fast, n_moto = (200, 0) if args.smoke else (3000, 600)
+    if args.charges:
+        n_fast = args.charges
+        n_moto = min(args.charges, n_moto) if n_moto else 0
     results: dict[str, Any] = {
         "command": " ".join(["python -m bench.report", *sys.argv[1:]]), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start", "build": str(args.build_dir),
@@ -400,12 +407,14 @@ def main() -> int:
             results["fastOnly"].update(ready_and_busy_stop(st, n))
             if args.smoke:
                 continue
-            results["scaling"]["workers"] = [consumer_run(st, 2000, workers=w, duplicates=False) for w in (8, 32, 128)]
-            results["scaling"]["processes"] = [consumer_run(st, 2000, processes=p, duplicates=False) for p in (1, 2, 4)]
-            memory = [10_000] + ([100_000] if args.big else [])
+            scale_n = min(2000, n)
+            results["scaling"]["workers"] = [consumer_run(st, scale_n, workers=w, duplicates=False) for w in (8, 32, 128)]
+            results["scaling"]["processes"] = [consumer_run(st, scale_n, processes=p, duplicates=False) for p in (1, 2, 4)]
+            memory = [args.memory_charges] + ([100_000] if args.big else [])
             results["fastOnly"]["memory"] = [consumer_run(st, m, duplicates=False) for m in memory]
-            results["fastOnly"]["instructionsPerCharge"] = callgrind_ir_per_charge(st, 100, 300)
-            results["fastOnly"]["callgrindRuns"] = "runs of 100 and 300 charges"
+            small, large = args.callgrind
+            results["fastOnly"]["instructionsPerCharge"] = callgrind_ir_per_charge(st, small, large)
+            results["fastOnly"]["callgrindRuns"] = f"runs of {small} and {large} charges"
     results["wallSeconds"] = time.monotonic() - t_start
     (OUT / "results.json").write_text(json.dumps(results, indent=2))
     (OUT / "report.md").write_text(markdown(results, plots(results)))
