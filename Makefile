@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 VENV_PY := .venv/bin/python
 
 .PHONY: demo deps build test unit-test system-test asan-test tsan-test sanitize-test clang-check \
-        model-check bench format format-check clean
+        model-check bench format format-check clean release-build bench-smoke
 
 deps:
 	@scripts/install-deps.sh
@@ -55,10 +55,20 @@ clang-check: deps
 	ctest --preset clang -j $(JOBS) -LE 'system|integration'
 	run-clang-tidy-16 -p build/clang -j $(JOBS) -quiet '$(CURDIR)/$(TIDY_FILES)'
 
-bench: deps
+release-build: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)
+
+# The microbenchmarks, then bench/report.py on every backend stack: build/bench/report.md and
+# PNG plots (about 15 min; BENCH_BIG=1 adds memory at 100k charges, about 10 min more).
+BENCH_BIG ?=
+bench: release-build
 	scripts/run-bench.sh
+	$(VENV_PY) -m bench.report $(if $(BENCH_BIG),--big)
+
+# CI's variant: tiny counts on the ElasticMQ + dynalite stack only (about 2 min).
+bench-smoke: release-build
+	$(VENV_PY) -m bench.report --smoke
 
 format:
 	git ls-files '*.cpp' '*.hpp' | xargs clang-format -i

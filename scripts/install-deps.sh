@@ -8,7 +8,9 @@ cd "$(dirname "$0")/.."
 packages=(build-essential cmake ninja-build pkg-config clang-format clang-16 clang-tidy-16
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libfmt-dev libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev spin python3-venv
-  libexpat1-dev)
+  libexpat1-dev openjdk-17-jre-headless maven nodejs valgrind)
+# Debian's nodejs comes without npm; other builds of nodejs (e.g. NodeSource's) carry their own.
+command -v npm >/dev/null || packages+=(npm)
 # make deploy-check: promtool (prometheus) and systemd-analyze (systemd).
 packages+=(prometheus systemd)
 missing=()
@@ -28,4 +30,20 @@ if [ ! -x .venv/bin/python ] || [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; th
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q -r requirements.txt
   echo "$want" >"$stamp"
+fi
+
+# The other emulators of the conformance matrix and the bench: ElasticMQ's jars (Maven Central,
+# tools/elasticmq/pom.xml) into build/elasticmq, dynalite (npm, tools/dynalite) into its
+# node_modules. Refetched only when their pinned manifests change.
+emq_want=$(sha256sum tools/elasticmq/pom.xml | cut -d' ' -f1)
+if [ "$(cat build/elasticmq/.pom.sha256 2>/dev/null)" != "$emq_want" ]; then
+  rm -rf build/elasticmq
+  mvn -q -B -f tools/elasticmq/pom.xml dependency:copy-dependencies \
+    -DincludeScope=runtime -DoutputDirectory="$PWD/build/elasticmq"
+  echo "$emq_want" >build/elasticmq/.pom.sha256
+fi
+dyn_want=$(sha256sum tools/dynalite/package-lock.json | cut -d' ' -f1)
+if [ "$(cat tools/dynalite/node_modules/.lock.sha256 2>/dev/null)" != "$dyn_want" ]; then
+  (cd tools/dynalite && npm ci --no-audit --no-fund --silent)
+  echo "$dyn_want" >tools/dynalite/node_modules/.lock.sha256
 fi

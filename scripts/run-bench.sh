@@ -2,7 +2,9 @@
 # Runs every microbenchmark of the release build; figures, not assertions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-mapfile -t benches < <(find build/release/bench -maxdepth 1 -type f -executable | sort)
+# The load generator and the bank of bench/report.py live there too: not microbenchmarks.
+mapfile -t benches < <(find build/release/bench -maxdepth 1 -type f -executable \
+  ! -name ic_bench_backend_ceiling ! -name ic_bench_fast_bank | sort)
 if ((${#benches[@]} == 0)); then
   echo "no benchmarks built in build/release/bench" >&2
   exit 1

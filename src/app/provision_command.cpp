@@ -58,6 +58,18 @@ int provision(AwsStack& aws, const ProvisionOptions& options) {
         sqs::redrive_policy(dlq_attributes->at("QueueArn"), options.max_receive_count)}});
   if (!queue) return fail("queue " + options.queue_name, queue.error().code, queue.error().message);
 
+  if (!table->ttl_enabled) {
+    // Emulators such as dynalite have no UpdateTimeToLive: the stack still works, but nothing
+    // expires, so say so once instead of failing.
+    std::cerr << nlohmann::json{{"level", "warn"},
+                                {"event", "provision_skipped"},
+                                {"step", "UpdateTimeToLive"},
+                                {"table", options.table},
+                                {"reason",
+                                 "the endpoint does not support TTL: records never expire"}}
+                     .dump()
+              << "\n";
+  }
   // Shell-friendly: `eval "$(charge-recovery provision ...)"` sets what `run` needs.
   std::cout << "IDEMPOTENCY_TABLE=" << options.table << "\n"
             << "CHARGE_QUEUE_URL=" << *queue << "\n"

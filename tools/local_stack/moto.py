@@ -10,19 +10,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
+from tools.local_stack.aws_endpoint import DEFAULT_REGION, AwsEndpoint
 from tools.local_stack.http_json import http_request
 from tools.local_stack.paths import PYTHON, REPO_ROOT
 from tools.local_stack.processes import ManagedProcess, ProcessManager, json_event
 
 MOTO_LAUNCHER = REPO_ROOT / "tools" / "moto_server.py"
-DEFAULT_REGION = "us-east-1"
-DUMMY_CREDENTIALS = {"aws_access_key_id": "testing", "aws_secret_access_key": "testing"}
 
 
 @dataclass
-class MotoServer:
+class MotoServer(AwsEndpoint):
     """A running tools/moto_server.py; boto3 clients use dummy credentials (moto accepts any
     key unless INITIAL_NO_AUTH_ACTION_COUNT turns authentication on)."""
 
@@ -32,47 +30,10 @@ class MotoServer:
     region: str = DEFAULT_REGION
     enforce_iam_gaps: bool = False
 
-    def client(self, service: str, **config: Any) -> Any:
-        """boto3 client for this server. `config` overrides botocore Config fields."""
-        import boto3
-        from botocore.config import Config
-
-        settings: dict[str, Any] = {
-            "retries": {"max_attempts": 3, "mode": "standard"},
-            "connect_timeout": 2,
-            "read_timeout": 30,  # above SQS's 20 s long poll
-            "max_pool_connections": 64,
-        }
-        settings.update(config)
-        return boto3.session.Session().client(
-            service,
-            endpoint_url=self.endpoint_url,
-            region_name=self.region,
-            config=Config(**settings),
-            **DUMMY_CREDENTIALS,
-        )
-
-    def sqs(self, **config: Any) -> Any:
-        return self.client("sqs", **config)
-
-    def dynamodb(self, **config: Any) -> Any:
-        return self.client("dynamodb", **config)
-
     def reset(self) -> None:
         response = http_request(self.endpoint_url, "POST", "/moto-api/reset")
         if response.status != 200:
             raise RuntimeError(f"moto reset answered {response.status}: {response.body}")
-
-    def env(self) -> dict[str, str]:
-        """Environment for a child process (e.g. the consumer) to use this server."""
-        return {
-            "AWS_ENDPOINT_URL": self.endpoint_url,
-            "AWS_REGION": self.region,
-            "AWS_DEFAULT_REGION": self.region,
-            "AWS_ACCESS_KEY_ID": DUMMY_CREDENTIALS["aws_access_key_id"],
-            "AWS_SECRET_ACCESS_KEY": DUMMY_CREDENTIALS["aws_secret_access_key"],
-            "AWS_EC2_METADATA_DISABLED": "true",
-        }
 
 
 def start_moto(

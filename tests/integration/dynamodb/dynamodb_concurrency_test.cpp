@@ -10,6 +10,7 @@
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
 #include "idempotency/forwarding_store.hpp"
+#include "testing/backend_fixture.hpp"
 #include "testing/moto_fixture.hpp"
 
 namespace ic::dynamodb {
@@ -19,7 +20,7 @@ using namespace std::chrono_literals;
 using idem::ClaimOutcome;
 using testing::DynamoDbWiring;
 using testing::kTable;
-using testing::shared_moto;
+using testing::shared_backend;
 
 constexpr int kThreads = 50;
 const Instant t0{Millis{1'764'460'800'000}};
@@ -102,10 +103,10 @@ class ReadThenWriteStore final : public idem::ForwardingStore {
 class DynamoDbConcurrency : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(shared_moto().reset());
+    ASSERT_TRUE(shared_backend().reset());
     ASSERT_TRUE(provision_table(wiring_.client, kTable, {}));
   }
-  DynamoDbWiring wiring_{shared_moto().endpoint()};
+  DynamoDbWiring wiring_{shared_backend().endpoint()};
 };
 
 TEST_F(DynamoDbConcurrency, FiftyThreadsOneKeyExactlyOneAcquires) {

@@ -6,9 +6,11 @@
 
 #include "adapters/sqs/sqs_client.hpp"
 #include "consumer/listener_container.hpp"
+#include "http/curl_transport.hpp"
+#include "testing/backend_fixture.hpp"
 #include "testing/fault_injecting_queue.hpp"
 #include "testing/listener_support.hpp"
-#include "testing/moto_fixture.hpp"
+#include "testing/static_credentials.hpp"
 
 namespace ic::sqs {
 namespace {
@@ -24,12 +26,12 @@ using testing::eventually;
 using testing::FaultInjectingQueue;
 using testing::RecordingObserver;
 using testing::Running;
-using testing::shared_moto;
+using testing::shared_backend;
 using testing::StaticCredentials;
 
 class SqsAgainstMoto : public ::testing::Test {
  protected:
-  void SetUp() override { ASSERT_TRUE(shared_moto().reset()); }
+  void SetUp() override { ASSERT_TRUE(shared_backend().reset()); }
 
   std::string create(std::string_view name, QueueAttributes attributes = {}) {
     auto url = sqs.create_queue(name, attributes);
@@ -53,7 +55,7 @@ class SqsAgainstMoto : public ::testing::Test {
   aws::JsonClient client{{.service = "sqs",
                           .signing_name = "sqs",
                           .target_prefix = std::string(kSqsTargetPrefix),
-                          .endpoint = shared_moto().endpoint(),
+                          .endpoint = shared_backend().endpoint(),
                           .region = "us-east-1",
                           .timeouts = {.connect = 2000ms, .total = 30000ms}},
                          curl,

@@ -1,0 +1,438 @@
+#!/usr/bin/env python3
+"""`make bench`: the consumer measured side by side on every local backend stack, in one run,
+written to build/bench/report.md with PNG plots beside it (a measurement, not a test).
+
+Per stack (SQS emulator + DynamoDB emulator; the bank is bench/fast_bank.cpp, whose own
+ceiling is measured first so it is known not to be the bottleneck):
+  ceiling    bench/backend_ceiling.cpp drains a pre-filled queue with the consumer's request
+             shapes and nothing else, through the consumer's own C++ clients;
+  fresh      one consumer (WORKERS=32) drains the same number of new charges: charges/s,
+             CPU ms per charge (utime+stime from /proc/<pid>/stat), billed requests per charge
+             by operation (the consumer's ic_aws_requests_total);
+  duplicate  the same charges sent again (all duplicates of DONE records): requests and CPU
+             per duplicate;
+  idle       CPU and ReceiveMessage calls per minute with an empty queue, then SIGTERM to exit;
+  peak RSS   VmHWM of the consumer at the end.
+On the fast stack only (the one that can see the consumer): start-to-ready on an empty queue,
+SIGTERM-to-exit while busy, scaling over WORKERS and consumer processes, memory at 10k charges
+(and 100k with --big), and instructions per charge from callgrind (two small runs under
+valgrind, the difference divided by the difference in charges, so start-up cancels out).
+
+    .venv/bin/python -m bench.report [--smoke] [--big] [--build-dir build/release]
+
+--smoke: tiny counts, fast stack only, no scaling or callgrind (CI, about 2 min).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+try:
+    from bench.consumer_throughput import cpu_seconds, depth
+    from tools.local_stack import ProcessManager, json_event, line_matching, start_moto, wait_until
+    from tools.local_stack.charge_recovery import Consumer
+    from tools.local_stack.emulators import start_dynalite, start_elasticmq
+    from tools.local_stack.paths import REPO_ROOT
+except ModuleNotFoundError as e:  # run by path: sys.path[0] is bench/, not the root
+    if e.name not in ("tools", "bench"):
+        raise
+    raise SystemExit("run it from the repository root as `.venv/bin/python -m bench.report`") from e
+
+OUT = REPO_ROOT / "build" / "bench"
+# (label, SQS emulator, DynamoDB emulator)
+STACKS = [("moto+moto", "moto", "moto"), ("elasticmq+dynalite", "elasticmq", "dynalite"), ("elasticmq+moto", "elasticmq", "moto")]
+FAST = "elasticmq+dynalite"
+
+
+def status_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def requests_by_operation(consumers: list[Consumer]) -> Counter[str]:
+    """ic_aws_requests_total summed over consumers and results, keyed by operation."""
+    totals: Counter[str] = Counter()
+    for consumer in consumers:
+        status, text = consumer.get("/metrics")
+        if status != 200:
+            raise RuntimeError(f"/metrics answered {status}")
+        for line in text.splitlines():
+            if line.startswith("ic_aws_requests_total{"):
+                labels, value = line[len("ic_aws_requests_total{") :].rsplit("} ", 1)
+                fields = dict(part.split("=", 1) for part in labels.split(","))
+                totals[fields["operation"].strip('"')] += float(value)
+    return totals
+
+
+@dataclass
+class Stack:
+    label: str
+    build: Path
+    manager: ProcessManager
+    env: dict[str, str]
+    bank_url: str
+
+    def cli(self, *args: str, env: dict[str, str] | None = None) -> str:
+        result = subprocess.run([str(self.build / "src/app/charge-recovery"), *args], env={**os.environ, **(env or self.env)},
+                                capture_output=True, text=True, timeout=600)
+        if result.returncode != 0:
+            raise RuntimeError(f"charge-recovery {args[0]} exited {result.returncode}: {result.stderr}")
+        return result.stdout
+
+    def provision(self) -> dict[str, str]:
+        """Fresh table and queues; returns the environment a consumer of them needs."""
+        tag = uuid.uuid4().hex[:8]
+        out = self.cli("provision", "--table", f"bench-{tag}", "--queue-name", f"bench-{tag}", "--dlq-name", f"bench-dlq-{tag}")
+        return {**self.env, **dict(line.split("=", 1) for line in out.split())}
+
+    def send(self, env: dict[str, str], count: int, duplicate_rate: float, prefix: str) -> dict[str, int]:
+        return json.loads(self.cli("send", "--count", str(count), "--duplicate-rate", str(duplicate_rate), "--seed", "7",
+                                   "--id-prefix", prefix, env=env))
+
+    def sqs(self) -> Any:
+        import boto3
+
+        return boto3.client("sqs", endpoint_url=self.env["AWS_ENDPOINT_URL_SQS"], region_name="us-east-1",
+                            aws_access_key_id="testing", aws_secret_access_key="testing")
+
+    def bank_stats(self) -> dict[str, int]:
+        with urllib.request.urlopen(self.bank_url + "/v1/ledger", timeout=5) as response:
+            return json.load(response)["stats"]
+
+    def start_consumer(self, env: dict[str, str], name: str = "consumer", wrapper: list[str] | None = None, **settings: str) -> Consumer:
+        proc = self.manager.start(
+            name, [*(wrapper or []), str(self.build / "src/app/charge-recovery"), "run"],
+            env={**env, "CORE_BANKING_URL": self.bank_url, "NOTIFICATION_URL": self.bank_url, "ADMIN_ADDR": "127.0.0.1:0",
+                 "LOG_LEVEL": "info", "WORKERS": "32", **settings},
+            ready=line_matching('"msg":"consumer started"', "stderr"), timeout=120.0)
+        proc.ready_info = next(line for line in proc.json_lines("stderr") if line.get("msg") == "consumer started")
+        return Consumer(proc)
+
+    def stop(self, consumer: Consumer, timeout: float = 60.0) -> float:
+        """SIGTERM, then seconds until the process exited (no wake-up message is sent)."""
+        t0 = time.monotonic()
+        os.killpg(consumer.pid, signal.SIGTERM)
+        wait_until(lambda: not consumer.process.alive(), timeout=timeout, interval=0.01, description="consumer exit")
+        elapsed = time.monotonic() - t0
+        self.manager.stop(consumer.process)
+        return elapsed
+
+
+@contextmanager
+def stack(label: str, sqs_kind: str, dynamodb_kind: str, build: Path) -> Iterator[Stack]:
+    manager = ProcessManager(OUT / "logs" / label)
+    try:
+        servers: dict[str, Any] = {}
+        for kind in {sqs_kind, dynamodb_kind}:
+            servers[kind] = {"moto": start_moto, "elasticmq": start_elasticmq, "dynalite": start_dynalite}[kind](manager)
+        bank = manager.start("fast-bank", [str(build / "bench/ic_bench_fast_bank")], ready=json_event("listening"))
+        env = {**servers[sqs_kind].env(), "AWS_ENDPOINT_URL_SQS": servers[sqs_kind].endpoint_url,
+               "AWS_ENDPOINT_URL_DYNAMODB": servers[dynamodb_kind].endpoint_url}
+        env.pop("AWS_ENDPOINT_URL")
+        yield Stack(label, build, manager, env, f"http://127.0.0.1:{bank.ready_info['port']}")
+    finally:
+        manager.stop_all(grace=30)
+
+
+def drain(st: Stack, env: dict[str, str], consumers: list[Consumer], debits: int, timeout: float = 1800) -> float:
+    """Seconds from now until the bank has `debits` debits and the queue is empty."""
+    sqs = st.sqs()
+    t0 = time.monotonic()
+    wait_until(lambda: st.bank_stats()["debits"] >= debits and depth(sqs, env["CHARGE_QUEUE_URL"]) == 0,
+               timeout=timeout, interval=0.05, description="drained")
+    return time.monotonic() - t0
+
+
+def ceiling(st: Stack, n: int, threads: int = 64) -> dict[str, Any]:
+    env = st.provision()
+    st.send(env, n, 0.0, "CEIL")
+    out = subprocess.run([str(st.build / "bench/ic_bench_backend_ceiling"), "--queue-url", env["CHARGE_QUEUE_URL"],
+                          "--table", env["IDEMPOTENCY_TABLE"], "--threads", str(threads), "--messages", str(n)],
+                         env={**os.environ, **env}, capture_output=True, text=True, timeout=1800)
+    try:
+        return json.loads(out.stdout)  # with its error count: failed requests are part of the figure
+    except json.JSONDecodeError:
+        raise RuntimeError(f"ceiling exited {out.returncode}: {out.stdout} {out.stderr[-2000:]}") from None
+
+
+def consumer_run(st: Stack, n: int, *, workers: int = 32, processes: int = 1, duplicates: bool = True,
+                 idle_seconds: float = 0.0) -> dict[str, Any]:
+    """Pre-fill n fresh charges, drain with `processes` consumers; optionally re-send them all
+    as duplicates and drain again, then idle and stop."""
+    env = st.provision()
+    debits0 = st.bank_stats()["debits"]
+    prefix = f"CHG-{uuid.uuid4().hex[:6]}"
+    st.send(env, n, 0.0, prefix)
+    consumers = [st.start_consumer(env, f"consumer-{i}", WORKERS=str(workers)) for i in range(processes)]
+    r: dict[str, Any] = {"charges": n, "workers": workers, "processes": processes}
+    seconds = drain(st, env, consumers, debits0 + n)
+    cpu = sum(cpu_seconds(c.pid) for c in consumers)
+    fresh = requests_by_operation(consumers)
+    r.update(chargesPerSecond=n / seconds, cpuMsPerCharge=1000 * cpu / n,
+             requestsPerCharge={op: v / n for op, v in sorted(fresh.items())})
+    if duplicates:
+        st.send(env, n, 0.0, prefix)
+        t0 = time.monotonic()
+        wait_until(lambda: depth(st.sqs(), env["CHARGE_QUEUE_URL"]) == 0, timeout=1800, interval=0.05, description="duplicates drained")
+        r["duplicatesPerSecond"] = n / (time.monotonic() - t0)
+        cpu2 = sum(cpu_seconds(c.pid) for c in consumers)
+        total = requests_by_operation(consumers)
+        r["cpuMsPerDuplicate"] = 1000 * (cpu2 - cpu) / n
+        r["requestsPerDuplicate"] = {op: (total[op] - fresh[op]) / n for op in sorted(total) if total[op] > fresh[op]}
+    r["peakRssMiB"] = max(status_kb(c.pid, "VmHWM") for c in consumers) / 1024
+    if idle_seconds:
+        before_cpu, before = sum(cpu_seconds(c.pid) for c in consumers), requests_by_operation(consumers)
+        time.sleep(idle_seconds)  # a measurement window, not a wait for a condition
+        scale = 60 / idle_seconds
+        r["idleCpuMsPerMinute"] = 1000 * (sum(cpu_seconds(c.pid) for c in consumers) - before_cpu) * scale
+        r["idleReceivesPerMinute"] = (requests_by_operation(consumers)["ReceiveMessage"] - before["ReceiveMessage"]) * scale
+    r["sigtermToExitIdleSeconds"] = max(st.stop(c) for c in consumers)
+    if st.bank_stats()["debits"] != debits0 + n:
+        raise RuntimeError(f"bank has {st.bank_stats()['debits'] - debits0} debits for {n} charges")
+    return r
+
+
+def ready_and_busy_stop(st: Stack, n: int) -> dict[str, Any]:
+    env = st.provision()
+    t0 = time.monotonic()
+    consumer = st.start_consumer(env, "consumer-ready")
+    url = consumer.admin_url + "/health/ready"
+
+    def ready() -> bool:
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                return response.status == 200
+        except OSError:
+            return False
+
+    wait_until(ready, timeout=60, interval=0.005, description="ready")
+    r = {"readyAfterStartSeconds": time.monotonic() - t0}
+    st.stop(consumer)
+    st.send(env, n, 0.0, "BUSY")
+    debits0 = st.bank_stats()["debits"]
+    consumer = st.start_consumer(env, "consumer-busy")
+    wait_until(lambda: st.bank_stats()["debits"] > debits0, timeout=60, interval=0.01, description="busy")
+    r["sigtermToExitBusySeconds"] = st.stop(consumer)
+    return r
+
+
+def callgrind_ir_per_charge(st: Stack, small: int, large: int) -> float:
+    """Instructions per charge: (Ir(large) - Ir(small)) / (large - small), each run under callgrind."""
+    totals = []
+    for n in (small, large):
+        env = st.provision()
+        st.send(env, n, 0.0, f"CG{n}")
+        out = OUT / f"callgrind.{n}.out"
+        debits0 = st.bank_stats()["debits"]
+        consumer = st.start_consumer(env, f"callgrind-{n}", wrapper=["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"])
+        drain(st, env, [consumer], debits0 + n)
+        st.stop(consumer, timeout=120)
+        summary = next(line for line in out.read_text().splitlines() if line.startswith(("summary:", "totals:")))
+        totals.append(int(summary.split()[1]))
+    return (totals[1] - totals[0]) / (large - small)
+
+
+def bank_ceiling(st: Stack, seconds: float = 3.0, threads: int = 16) -> float:
+    """Requests/s the fast bank answers to Python keep-alive clients (a lower bound: the
+    clients, not the bank, are likely the limit)."""
+    import http.client
+    import threading
+
+    port = int(st.bank_url.rsplit(":", 1)[1])
+    counts = [0] * threads
+    stop_at = time.monotonic() + seconds
+
+    def client(i: int) -> None:
+        conn = http.client.HTTPConnection("127.0.0.1", port)
+        while time.monotonic() < stop_at:
+            conn.request("POST", "/v1/notifications", body=b"{}", headers={"Content-Type": "application/json"})
+            conn.getresponse().read()
+            counts[i] += 1
+
+    workers = [threading.Thread(target=client, args=(i,)) for i in range(threads)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(counts) / seconds
+
+
+def plots(results: dict[str, Any]) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    made = []
+    stacks = [s for s in results["stacks"] if "consumer" in results["stacks"][s]]
+    if stacks:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        xs = range(len(stacks))
+        ax.bar([x - 0.2 for x in xs], [results["stacks"][s]["ceiling"]["messagesPerSecond"] for s in stacks], 0.4, label="backend ceiling")
+        ax.bar([x + 0.2 for x in xs], [results["stacks"][s]["consumer"]["chargesPerSecond"] for s in stacks], 0.4, label="consumer")
+        ax.set_xticks(list(xs), stacks)
+        ax.set_ylabel("charges/s")
+        ax.legend()
+        ax.set_title("Consumer vs backend ceiling (fresh charges, WORKERS=32)")
+        fig.tight_layout()
+        fig.savefig(OUT / "throughput.png")
+        made.append("throughput.png")
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        ax.bar(stacks, [results["stacks"][s]["consumer"]["cpuMsPerCharge"] for s in stacks])
+        ax.set_ylabel("consumer CPU ms per charge")
+        ax.set_title("Consumer CPU per fresh charge")
+        fig.tight_layout()
+        fig.savefig(OUT / "cpu.png")
+        made.append("cpu.png")
+    for key, title, xlabel in (("workers", "Scaling over WORKERS (one process)", "WORKERS"),
+                               ("processes", "Scaling over consumer processes (WORKERS=32)", "processes")):
+        rows = results.get("scaling", {}).get(key)
+        if rows:
+            fig, ax = plt.subplots(figsize=(6, 3.5))
+            ax.plot([r[key] for r in rows], [r["chargesPerSecond"] for r in rows], marker="o", label="consumer")
+            if "ceiling" in results["stacks"].get(FAST, {}):
+                ceiling_rate = results["stacks"][FAST]["ceiling"]["messagesPerSecond"]
+                ax.axhline(ceiling_rate, linestyle="--", color="grey", label="backend ceiling (64 threads)")
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("charges/s")
+            ax.set_title(f"{title}, {FAST}")
+            ax.legend()
+            fig.tight_layout()
+            fig.savefig(OUT / f"scaling-{key}.png")
+            made.append(f"scaling-{key}.png")
+    return made
+
+
+def fmt_ops(ops: dict[str, float]) -> str:
+    return ", ".join(f"{op} {v:.2f}" for op, v in ops.items()) or "-"
+
+
+def markdown(results: dict[str, Any], images: list[str]) -> str:
+    lines = [
+        "# Consumer benchmark", "",
+        f"Generated by `{results['command']}` on {results['when']} ({results['machine']}). Build: `{results['build']}` "
+        f"(LOG_LEVEL=info, WORKERS=32 unless stated). Bank: bench/fast_bank.cpp, answering "
+        f"{results.get('bankCeiling', float('nan')):.0f} requests/s to Python keep-alive clients (a lower bound). Consumer figures are for "
+        f"{results['charges']} fresh charges pre-filled in the queue, then the same charges again as duplicates; "
+        "the ceiling is bench/backend_ceiling.cpp draining the same number with the consumer's request shapes "
+        "(receive 10, claim, complete, delete batch; 64 threads, twice the consumer's workers, so that it is never concurrency-bound) through the consumer's own clients.", "",
+        "| stack | ceiling msg/s | consumer charges/s | % of ceiling | CPU ms/charge | CPU ms/duplicate | peak RSS MiB "
+        "| requests/charge (fresh) | requests/duplicate | idle CPU ms/min | idle receives/min | SIGTERM→exit idle s |",
+        "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|",
+    ]
+    for label, row in results["stacks"].items():
+        if "consumer" not in row:
+            lines.append(f"| {label} | {row.get('error', 'not run')} |||||||||||")
+            continue
+        c, ceil = row["consumer"], row["ceiling"]["messagesPerSecond"]
+        lines.append(
+            f"| {label} | {ceil:.0f} | {c['chargesPerSecond']:.0f} | {100 * c['chargesPerSecond'] / ceil:.0f}% "
+            f"| {c['cpuMsPerCharge']:.3f} | {c.get('cpuMsPerDuplicate', float('nan')):.3f} | {c['peakRssMiB']:.1f} "
+            f"| {fmt_ops(c['requestsPerCharge'])} | {fmt_ops(c.get('requestsPerDuplicate', {}))} "
+            f"| {c.get('idleCpuMsPerMinute', float('nan')):.0f} | {c.get('idleReceivesPerMinute', float('nan')):.1f} "
+            f"| {c['sigtermToExitIdleSeconds']:.2f} |")
+    lines += [f"\n{label}: {row['error']}" for label, row in results["stacks"].items() if "error" in row and "consumer" in row]
+    fast = results.get("fastOnly", {})
+    if fast:
+        lines += ["", f"On {FAST}:", ""]
+        if "readyAfterStartSeconds" in fast:
+            lines.append(f"- ready after start, empty queue: {fast['readyAfterStartSeconds']:.3f} s")
+            lines.append(f"- SIGTERM → exit while busy: {fast['sigtermToExitBusySeconds']:.2f} s")
+        if "instructionsPerCharge" in fast:
+            lines.append(f"- instructions per charge (callgrind Ir, {fast['callgrindRuns']}): {fast['instructionsPerCharge']:,.0f}")
+        for row in fast.get("memory", []):
+            lines.append(f"- peak RSS after {row['charges']} charges: {row['peakRssMiB']:.1f} MiB "
+                         f"({row['chargesPerSecond']:.0f} charges/s, {row['cpuMsPerCharge']:.3f} CPU ms/charge)")
+    for key in ("workers", "processes"):
+        rows = results.get("scaling", {}).get(key)
+        if rows:
+            lines += ["", f"Scaling over {key} ({FAST}, {rows[0]['charges']} charges):", "",
+                      f"| {key} | charges/s | CPU ms/charge | peak RSS MiB (max per process) |", "|---:|---:|---:|---:|"]
+            lines += [f"| {r[key]} | {r['chargesPerSecond']:.0f} | {r['cpuMsPerCharge']:.3f} | {r['peakRssMiB']:.1f} |" for r in rows]
+    lines += [""] + [f"![{image}]({image})" for image in images] + ["", f"Wall time of this run: {results['wallSeconds']:.0f} s", ""]
+    return "\n".join(lines)
+
+
+def measure_stack(args: argparse.Namespace, results: dict[str, Any], row: dict[str, Any], label: str, sqs_kind: str,
+                  dynamodb_kind: str, n: int) -> None:
+    with stack(label, sqs_kind, dynamodb_kind, args.build_dir) as st:
+        if "bankCeiling" not in results:
+            results["bankCeiling"] = bank_ceiling(st)
+        ceiling(st, min(n, 200))  # warm-up (the JVM's JIT, connection pools): not reported
+        row["ceiling"] = ceiling(st, n)
+        row["consumer"] = consumer_run(st, n, idle_seconds=5 if args.smoke else 30)
+        print(json.dumps(row), flush=True)
+        if label != FAST:
+            return
+        results["fastOnly"].update(ready_and_busy_stop(st, n))
+        if args.smoke:
+            return
+        scale_n = min(2000, n)
+        results["scaling"]["workers"] = [consumer_run(st, scale_n, workers=w, duplicates=False) for w in (8, 32, 128)]
+        results["scaling"]["processes"] = [consumer_run(st, scale_n, processes=p, duplicates=False) for p in (1, 2, 4)]
+        memory = [args.memory_charges] + ([100_000] if args.big else [])
+        results["fastOnly"]["memory"] = [consumer_run(st, m, duplicates=False) for m in memory]
+        small, large = args.callgrind
+        results["fastOnly"]["instructionsPerCharge"] = callgrind_ir_per_charge(st, small, large)
+        results["fastOnly"]["callgrindRuns"] = f"runs of {small} and {large} charges"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--smoke", action="store_true", help="tiny counts, fast stack only")
+    parser.add_argument("--big", action="store_true", help="also measure memory at 100k charges")
+    parser.add_argument("--charges", type=int, help="fresh charges per stack run (default 3000, moto 600)")
+    parser.add_argument("--memory-charges", type=int, default=10_000, help="the memory run's charges (--big adds 100k)")
+    parser.add_argument("--callgrind", type=int, nargs=2, default=(100, 300), metavar=("SMALL", "LARGE"),
+                        help="charges of the two callgrind runs")
+    parser.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build" / "release")
+    args = parser.parse_args()
+    OUT.mkdir(parents=True, exist_ok=True)
+    t_start = time.monotonic()
+    n_fast, n_moto = (200, 0) if args.smoke else (3000, 600)
+    if args.charges:
+        n_fast = args.charges
+        n_moto = min(args.charges, n_moto) if n_moto else 0
+    results: dict[str, Any] = {
+        "command": " ".join(["python -m bench.report", *sys.argv[1:]]), "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f} at start", "build": str(args.build_dir),
+        "charges": f"{n_fast} (moto: {n_moto})" if n_moto else str(n_fast), "stacks": {}, "scaling": {}, "fastOnly": {},
+    }
+    for label, sqs_kind, dynamodb_kind in STACKS:
+        n = n_fast if label != "moto+moto" else n_moto
+        if n == 0 or (args.smoke and label != FAST):
+            continue
+        print(f"== {label}", flush=True)
+        row: dict[str, Any] = {}
+        results["stacks"][label] = row
+        try:
+            measure_stack(args, results, row, label, sqs_kind, dynamodb_kind, n)
+        except Exception as e:  # one stack failing must not lose the others' figures
+            row["error"] = f"failed: {type(e).__name__}: {str(e)[:300]}"
+            print(row["error"], flush=True)
+    results["wallSeconds"] = time.monotonic() - t_start
+    (OUT / "results.json").write_text(json.dumps(results, indent=2))
+    (OUT / "report.md").write_text(markdown(results, plots(results)))
+    print((OUT / "report.md").read_text())
+    return 1 if any("error" in row for row in results["stacks"].values()) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

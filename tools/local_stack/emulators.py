@@ -1,0 +1,35 @@
+"""Handles for the emulators beside moto: ElasticMQ (SQS, tools/elasticmq_server.py, jars in
+build/elasticmq) and dynalite (DynamoDB, tools/dynalite/server.js), both installed by
+scripts/install-deps.sh. Each starts on a free port and is ready once it printed its
+"listening" line (ElasticMQ's launcher prints it only after ListQueues answers)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tools.local_stack.aws_endpoint import DEFAULT_REGION, AwsEndpoint
+from tools.local_stack.paths import PYTHON, REPO_ROOT
+from tools.local_stack.processes import ManagedProcess, ProcessManager, json_event
+
+ELASTICMQ_LAUNCHER = REPO_ROOT / "tools" / "elasticmq_server.py"
+DYNALITE_SERVER = REPO_ROOT / "tools" / "dynalite" / "server.js"
+
+
+@dataclass
+class Emulator(AwsEndpoint):
+    """A running emulator of one service ("sqs" or "dynamodb")."""
+
+    kind: str  # "elasticmq" or "dynalite"
+    process: ManagedProcess
+    endpoint_url: str
+    region: str = DEFAULT_REGION
+
+
+def start_elasticmq(manager: ProcessManager, name: str = "elasticmq") -> Emulator:
+    proc = manager.start(name, [PYTHON, str(ELASTICMQ_LAUNCHER), "--log-level=warning"], ready=json_event("listening"), timeout=90.0)
+    return Emulator("elasticmq", proc, f"http://127.0.0.1:{proc.ready_info['port']}")
+
+
+def start_dynalite(manager: ProcessManager, name: str = "dynalite") -> Emulator:
+    proc = manager.start(name, ["node", str(DYNALITE_SERVER)], ready=json_event("listening"), timeout=30.0)
+    return Emulator("dynalite", proc, f"http://127.0.0.1:{proc.ready_info['port']}")
