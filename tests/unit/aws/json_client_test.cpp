@@ -222,7 +222,7 @@ TEST_F(JsonClientTest, AnEndpointThatIsNotAUrlIsAPermanentErrorNotAnException) {
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "InvalidEndpoint");
   EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
-  EXPECT_TRUE(transport.sent.empty());
+  EXPECT_TRUE(transport.requests().empty());
 }
 
 }  // namespace
