@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "domain/charge_status.hpp"
+
 namespace ic::app {
 namespace {
 
@@ -34,7 +36,11 @@ AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
       sqs_client_(sqs_json_) {}
 
 dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retention) {
-  return {.name = std::move(name), .retention = retention, .result_attribute = "debitRef"};
+  return {.name = std::move(name),
+          .retention = retention,
+          .result_attribute = "debitRef",
+          .attention_statuses = {
+              std::string(charge::to_string(charge::ChargeStatus::DebitedNotificationFailed))}};
 }
 
 }  // namespace ic::app

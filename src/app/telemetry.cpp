@@ -2,6 +2,9 @@
 
 #include <variant>
 
+#include "app/build_info.hpp"
+#include "observability/process_metrics.hpp"
+
 namespace ic::app {
 namespace {
 
@@ -43,7 +46,12 @@ Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
                              {"service", "operation"})),
       in_flight_(m.gauge("ic_in_flight_messages", "Handlers running now")),
       processing_(m.histogram("ic_processing_seconds", "Time from handler start to disposition",
-                              obs::kDefaultSecondsBuckets)) {}
+                              obs::kDefaultSecondsBuckets)) {
+  m.gauge("ic_build_info", "Always 1; the labels name the running build", {"version", "commit"})
+      .with({kVersion, kCommit})
+      .set(1);
+  m.add_collector(obs::process_metrics_text);
+}
 
 void Telemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& result) {
   table_answered(true);
