@@ -150,7 +150,10 @@ def enforce_iam_gaps() -> None:
             return "*"  # ListTables and the like are authorised on "*" by AWS too
         if name.startswith("arn:"):
             return name
-        return f"arn:{get_partition(self.region)}:dynamodb:{self.region}:{self.current_account}:table/{name}"
+        table = f"arn:{get_partition(self.region)}:dynamodb:{self.region}:{self.current_account}:table/{name}"
+        index = self.body.get("IndexName")
+        # A Query or Scan of an index is authorised against the index's ARN, as AWS does.
+        return f"{table}/index/{index}" if isinstance(index, str) and index else table
 
     DynamoHandler._determine_resource = table_arn  # type: ignore[attr-defined]
 

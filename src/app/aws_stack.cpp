@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "domain/charge_status.hpp"
+
 namespace ic::app {
 namespace {
 
@@ -49,7 +51,11 @@ AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
       probe_sqs_client_(probe_sqs_json_) {}
 
 dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retention) {
-  return {.name = std::move(name), .retention = retention, .result_attribute = "debitRef"};
+  return {.name = std::move(name),
+          .retention = retention,
+          .result_attribute = "debitRef",
+          .attention_statuses = {
+              std::string(charge::to_string(charge::ChargeStatus::DebitedNotificationFailed))}};
 }
 
 }  // namespace ic::app

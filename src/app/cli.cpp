@@ -1,9 +1,14 @@
 #include "app/cli.hpp"
 
+#include <fmt/format.h>
+
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <iostream>
 
 #include "app/admin_commands.hpp"
+#include "app/build_info.hpp"
+#include "app/cli_support.hpp"
 #include "app/run_command.hpp"
 
 namespace ic::app {
@@ -12,16 +17,6 @@ namespace {
 const std::initializer_list<std::string_view> kAwsSettings = {
     "AWS_REGION", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB",
     "AWS_ENDPOINT_URL_STS"};
-
-// Settings and AWS clients are built only after parsing, so `--help` works with no
-// environment at all and a bad setting is reported as one line.
-template <class Command>
-int with_aws(const SettingsSource& settings, Command command) {
-  auto aws_settings = load_aws_settings(settings);
-  if (!aws_settings) return report(aws_settings.error());
-  AwsStack aws(*aws_settings, settings.as_env());
-  return command(aws);
-}
 
 std::expected<std::string, ConfigError> table_name(const SettingsSource& settings) {
   return settings.required("IDEMPOTENCY_TABLE");
@@ -34,11 +29,14 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
       "charge-recovery: exactly-once recorded debits of FinEdge service charges from an SQS "
       "queue, protected by conditional writes to a DynamoDB idempotency table."};
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_line());
+  app.footer(version_line());
   SettingsSource settings(env);
   int exit_code = 0;
 
   auto* run = app.add_subcommand("run", "Consume the charge queue until SIGTERM/SIGINT");
-  run->footer(
+  describe(
+      *run,
       "Example:\n  AWS_REGION=ap-south-1 CHARGE_QUEUE_URL=https://sqs.../charge-due \\\n"
       "  CHARGE_DLQ_URL=https://sqs.../charge-due-dlq IDEMPOTENCY_TABLE=charge-idempotency \\\n"
       "  CORE_BANKING_URL=https://core.bank.internal NOTIFICATION_URL=https://notify.internal \\\n"
@@ -64,10 +62,10 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
       app.add_subcommand("provision",
                          "Create the idempotency table (TTL on expiresAt) and both queues with the "
                          "redrive policy; safe to run twice");
-  provision_cmd->footer(
-      "Prints IDEMPOTENCY_TABLE=, CHARGE_QUEUE_URL= and CHARGE_DLQ_URL= lines.\nExample:\n"
-      "  eval \"$(AWS_ENDPOINT_URL=http://127.0.0.1:5000 charge-recovery provision "
-      "--table charge-idempotency)\"");
+  describe(*provision_cmd,
+           "Prints IDEMPOTENCY_TABLE=, CHARGE_QUEUE_URL= and CHARGE_DLQ_URL= lines.\nExample:\n"
+           "  eval \"$(AWS_ENDPOINT_URL=http://127.0.0.1:5000 charge-recovery provision "
+           "--table charge-idempotency)\"");
   settings.add_flags(*provision_cmd, kAwsSettings);
   settings.add_flags(*provision_cmd, {"IDEMPOTENCY_TABLE", "LEASE_SECONDS"});
   provision_cmd->add_option("--queue-name", provision_options.queue_name, "source queue name")
@@ -97,10 +95,10 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
       "send",
       "Publish ChargeDueEvents: each line of a JSONL file, or generated charges with a "
       "share re-sent under the same chargeId");
-  send_cmd->footer(
-      "Examples:\n  charge-recovery send --queue-url $CHARGE_QUEUE_URL --file events.jsonl\n"
-      "  charge-recovery send --queue-url $CHARGE_QUEUE_URL --count 10000 "
-      "--duplicate-rate 0.3 --seed 7");
+  describe(*send_cmd,
+           "Examples:\n  charge-recovery send --queue-url $CHARGE_QUEUE_URL --file events.jsonl\n"
+           "  charge-recovery send --queue-url $CHARGE_QUEUE_URL --count 10000 "
+           "--duplicate-rate 0.3 --seed 7");
   settings.add_flags(*send_cmd, kAwsSettings);
   settings.add_flags(*send_cmd, {"CHARGE_QUEUE_URL"});
   auto* file_opt = send_cmd->add_option("--file", send_options.file, "JSONL file of bodies");
@@ -134,9 +132,9 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   StatusOptions status_options;
   auto* status_cmd =
       app.add_subcommand("status", "Print the idempotency record of one chargeId as JSON");
-  status_cmd->footer(
-      "Exit 0 found, 3 no record.\nExample:\n  charge-recovery status "
-      "CHG-20261130-000123 --table charge-idempotency");
+  describe(*status_cmd,
+           "Exit 0 found, 3 no record.\nExample:\n  charge-recovery status "
+           "CHG-20261130-000123 --table charge-idempotency");
   settings.add_flags(*status_cmd, kAwsSettings);
   settings.add_flags(*status_cmd, {"IDEMPOTENCY_TABLE"});
   status_cmd->add_option("chargeId", status_options.charge_id, "the charge's business key")
@@ -153,16 +151,28 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
 
   RedriveOptions redrive_options;
   int redrive_max = 0;
+  std::vector<std::string> redrive_reasons;
   auto* redrive_cmd = app.add_subcommand(
-      "redrive", "Move dead-lettered messages back to the source queue, bodies unchanged");
-  redrive_cmd->footer(
-      "A DONE charge redriven is acknowledged without a debit; a FAILED one "
-      "returns to the DLQ as PREVIOUSLY_FAILED.\nExample:\n  charge-recovery "
-      "redrive --queue-url $CHARGE_QUEUE_URL --dlq-url $CHARGE_DLQ_URL --max 100");
+      "redrive",
+      "Move dead-lettered messages back to the source queue (body and producer attributes "
+      "unchanged): by default only those SQS dead-lettered itself, each at most once per run");
+  describe(*redrive_cmd,
+           "Messages with a failureReason stay unless --reason names it. The run examines at most "
+           "the DLQ's depth at its start and prints a summary by reason.\nExamples:\n"
+           "  charge-recovery redrive --dry-run\n"
+           "  charge-recovery redrive --reason PERMANENT_DEBIT_FAILURE --reason "
+           "PREVIOUSLY_FAILED --max 100");
   settings.add_flags(*redrive_cmd, kAwsSettings);
   settings.add_flags(*redrive_cmd, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL"});
   auto* max_opt = redrive_cmd->add_option("--max", redrive_max, "move at most this many")
                       ->check(CLI::Range(1, 10'000'000));
+  redrive_cmd
+      ->add_option("--reason", redrive_reasons,
+                   "also move messages dead-lettered with this failureReason (repeatable)")
+      ->check(CLI::IsMember(
+          {"INVALID_MESSAGE", "PAYLOAD_MISMATCH", "PERMANENT_DEBIT_FAILURE", "PREVIOUSLY_FAILED"}));
+  redrive_cmd->add_flag("--dry-run", redrive_options.dry_run,
+                        "list what would move (reason, chargeId, age); move nothing");
   redrive_cmd->callback([&] {
     auto queue = settings.http_url("CHARGE_QUEUE_URL");
     auto dlq = settings.http_url("CHARGE_DLQ_URL");
@@ -173,15 +183,34 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
     redrive_options.queue_url = *queue;
     redrive_options.dlq_url = *dlq;
     if (max_opt->count() > 0) redrive_options.max_messages = redrive_max;
+    redrive_options.reasons.insert(redrive_reasons.begin(), redrive_reasons.end());
     exit_code = with_aws(settings, [&](AwsStack& aws) { return redrive(aws, redrive_options); });
   });
 
+  OperatorCommandState operator_state;
+  add_operator_commands(app, settings, operator_state, exit_code);
+
   try {
     app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    return app.exit(e);  // --help, --version
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    // One line and exit 2, like a configuration error (CLI11's own codes are 100+).
+    std::string line = e.what();
+    std::ranges::replace(line, '\n', ' ');
+    std::cerr << fmt::format("usage error: {} (see --help)\n", line);
+    return kConfigErrorExit;
   }
   return exit_code;
+}
+
+std::string version_line() {
+  return fmt::format("charge-recovery {} (commit {})", kVersion, kCommit);
+}
+
+void describe(CLI::App& command, const std::string& footer) {
+  command.footer(footer + "\n\n" + version_line());
+  command.set_version_flag("--version", version_line());
 }
 
 }  // namespace ic::app

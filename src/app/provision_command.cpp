@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "adapters/dynamodb/dynamodb_codec.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
 #include "adapters/sqs/sqs_codec.hpp"
 #include "app/admin_commands.hpp"
@@ -40,6 +41,13 @@ int fail(std::string_view step, std::string_view code, std::string_view message)
 int provision(AwsStack& aws, const ProvisionOptions& options) {
   auto table = dynamodb::provision_table(aws.dynamodb(), options.table, {});
   if (!table) return fail("table " + options.table, table.error().code, table.error().message);
+
+  if (!table->attention_index) {
+    std::cerr << fmt::format(
+        "provision: table {} has no {} (created before it existed); `list` needs it: see "
+        "docs/design.md §3 for the aws dynamodb update-table command\n",
+        options.table, dynamodb::kAttentionIndex);
+  }
 
   sqs::SqsClient& client = aws.sqs();
   auto dlq = ensure_queue(client, options.dlq_name,
@@ -78,6 +86,7 @@ int provision(AwsStack& aws, const ProvisionOptions& options) {
                               {"table", options.table},
                               {"tableCreated", table->created},
                               {"ttlEnabled", table->ttl_enabled},
+                              {"attentionIndex", table->attention_index},
                               {"queueUrl", *queue},
                               {"dlqUrl", *dlq},
                               {"maxReceiveCount", options.max_receive_count}}

@@ -23,9 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// The bank answers in milliseconds; 10 s bounds a hung call well inside any sane lease, and a
-// timeout is safe to retry because the bank dedupes on chargeId.
-constexpr http::HttpTimeouts kBankTimeouts{.connect = 2s, .total = 10s};
 
 // SIGTERM/SIGINT are blocked in every thread and taken by one waiter, which asks the container
 // to stop: a signal handler could do nothing of the sort safely.

@@ -2,8 +2,14 @@
 #pragma once
 
 #include "app/settings.hpp"
+#include "http/http_transport.hpp"
 
 namespace ic::app {
+
+// The bank answers in milliseconds; 10 s bounds a hung call well inside any sane lease, and a
+// timeout is safe to retry because the bank dedupes on chargeId. `renotify` uses it too.
+inline constexpr http::HttpTimeouts kBankTimeouts{.connect = std::chrono::seconds(2),
+                                                  .total = std::chrono::seconds(10)};
 
 // Returns the exit code: 0 after a graceful shutdown, non-zero when start-up failed.
 [[nodiscard]] int run_consumer(const RunSettings& settings, const aws::EnvLookup& env);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <iostream>
@@ -73,10 +74,15 @@ void SettingsSource::add_flags(CLI::App& command,
     std::string help =
         fmt::format("{} [env {}{}]", spec->help, spec->env,
                     spec->fallback.empty() ? "" : fmt::format(", default {}", spec->fallback));
-    command.add_option_function<std::string>(
+    auto* option = command.add_option_function<std::string>(
         std::string(spec->flag),
         [this, key = std::string(spec->env)](const std::string& value) { flags_[key] = value; },
         help);
+    // The integer settings are the ones with a numeric default: --help names them INT.
+    if (!spec->fallback.empty() &&
+        std::ranges::all_of(spec->fallback, [](char c) { return c >= '0' && c <= '9'; })) {
+      option->type_name("INT");
+    }
   }
 }
 

@@ -27,20 +27,30 @@ int status(AwsStack& aws, const StatusOptions& options) {
     return 3;
   }
   const idem::ClaimRecord& r = **record;
-  nlohmann::json out = {{"pk", r.key},
-                        {"state", idem::to_string(r.state)},
-                        {"status", r.status},
-                        {"failureReason", r.failure_reason},
-                        {"debitRef", r.result_ref},
-                        {"fence", r.fence},
-                        {"owner", r.owner},
-                        {"claimToken", r.claim_token},
-                        {"payloadHash", r.payload_hash},
-                        {"leaseUntil", epoch_ms(r.lease_until)},
-                        {"createdAt", epoch_ms(r.created_at)},
-                        {"updatedAt", epoch_ms(r.updated_at)},
-                        {"expiresAt", r.expires_at_epoch_seconds}};
+  // Only the attributes the record has: an absent attribute means "not applicable" (§3).
+  nlohmann::json out = {{"pk", r.key}, {"state", idem::to_string(r.state)}, {"fence", r.fence}};
+  for (auto [name, value] :
+       {std::pair{"status", &r.status}, std::pair{"failureReason", &r.failure_reason},
+        std::pair{"debitRef", &r.result_ref}, std::pair{"owner", &r.owner},
+        std::pair{"claimToken", &r.claim_token}, std::pair{"payloadHash", &r.payload_hash}}) {
+    if (!value->empty()) out[name] = *value;
+  }
+  out["leaseUntil"] = epoch_ms(r.lease_until);
+  out["createdAt"] = epoch_ms(r.created_at);
+  out["updatedAt"] = epoch_ms(r.updated_at);
   if (r.completed_at) out["completedAt"] = epoch_ms(*r.completed_at);
+  out["expiresAt"] = r.expires_at_epoch_seconds;
+  // The kept payload holds the full account number: only its presence is shown.
+  if (!r.payload.empty()) out["payloadKept"] = true;
+  if (!r.audit.empty()) {
+    out["audit"] = nlohmann::json::array();
+    for (const idem::AuditEntry& entry : r.audit) {
+      out["audit"].push_back({{"at", epoch_ms(entry.at)},
+                              {"actor", entry.actor},
+                              {"action", entry.action},
+                              {"reason", entry.reason}});
+    }
+  }
   std::cout << out.dump(2) << "\n";
   return 0;
 }

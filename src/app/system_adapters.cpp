@@ -20,6 +20,12 @@ std::string random_hex(std::size_t bytes) {
   return to_hex(std::span(buffer).first(bytes));
 }
 
+std::string host_name() {
+  std::array<char, 256> host{};
+  if (gethostname(host.data(), host.size() - 1) != 0) host = {'?'};
+  return std::string(host.data());
+}
+
 }  // namespace
 
 std::string RandomTokens::next() {
@@ -27,9 +33,11 @@ std::string RandomTokens::next() {
 }
 
 std::string worker_identity() {
-  std::array<char, 256> host{};
-  if (gethostname(host.data(), host.size() - 1) != 0) host = {'?'};
-  return std::string(host.data()) + "/" + std::to_string(getpid()) + "/" + random_hex(3);
+  return host_name() + "/" + std::to_string(getpid()) + "/" + random_hex(3);
+}
+
+std::string operator_identity(std::string_view user) {
+  return std::string(user.empty() ? "unknown" : user) + "@" + host_name();
 }
 
 }  // namespace ic::app

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 
 #include "domain/ports.hpp"
 
@@ -15,5 +16,9 @@ class RandomTokens final : public charge::TokenSource {
 
 // host/pid/short random suffix, recorded as `owner` on every claim for diagnosis.
 [[nodiscard]] std::string worker_identity();
+
+// user@host, the default `actor` of an operator's audit entry: USER from `user` (the
+// environment), the host from gethostname.
+[[nodiscard]] std::string operator_identity(std::string_view user);
 
 }  // namespace ic::app

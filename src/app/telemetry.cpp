@@ -2,6 +2,9 @@
 
 #include <variant>
 
+#include "app/build_info.hpp"
+#include "observability/process_metrics.hpp"
+
 namespace ic::app {
 namespace {
 
@@ -50,7 +53,12 @@ Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
       dependency_up_(
           m.gauge("ic_dependency_up", "1 while the dependency counts as up", {"dependency"})),
       queue_messages_(m.gauge("ic_queue_messages", "Approximate messages by queue and state",
-                              {"queue", "state"})) {}
+                              {"queue", "state"})) {
+  m.gauge("ic_build_info", "Always 1; the labels name the running build", {"version", "commit"})
+      .with({kVersion, kCommit})
+      .set(1);
+  m.add_collector(obs::process_metrics_text);
+}
 
 void Telemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& result) {
   if (readiness_) readiness_->succeeded("store");

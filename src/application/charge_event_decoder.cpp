@@ -24,6 +24,10 @@ std::optional<Field> field_named(std::string_view name) {
   return std::nullopt;
 }
 
+// nlohmann's out_of_range id for a number beyond double's range: well-formed JSON, refused as
+// a number, not as a parse error.
+constexpr int kNumberOverflow = 406;
+
 // What the parser saw for one top-level field.
 struct RawValue {
   enum class Kind { Absent, String, Integer, Other } kind = Kind::Absent;
@@ -77,11 +81,18 @@ class EventSax final : public nlohmann::json_sax<nlohmann::json> {
   }
 
   bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception&) override {
+                   const nlohmann::detail::exception& cause) override {
     // The parser's own message quotes the input; a hostile body must not reach logs or DLQ
     // attributes through it, so only the position is reported.
-    return refuse({"body", "must be well-formed UTF-8 JSON (error at byte " +
-                               std::to_string(position) + ")"});
+    const std::string at = " (error at byte " + std::to_string(position) + ")";
+    if (cause.id == kNumberOverflow) {
+      const std::string field =
+          current_field() != nullptr
+              ? std::string(kFieldNames[static_cast<std::size_t>(*current_key_)])
+              : std::string("body");
+      return refuse({field, "must not hold a number too large to represent" + at});
+    }
+    return refuse({"body", "must be well-formed UTF-8 JSON" + at});
   }
 
  private:
@@ -188,6 +199,11 @@ std::expected<charge::Charge, ValidationError> build(const EventSax& sax) {
   return charge::Charge{*id, *account, *type, *money, *due};
 }
 
+bool parse(std::string_view body, EventSax& sax) {
+  return nlohmann::json::sax_parse(body, &sax, nlohmann::json::input_format_t::json,
+                                   /*strict=*/true);
+}
+
 }  // namespace
 
 std::expected<charge::Charge, ValidationError> decode_charge_due_event(std::string_view body) {
@@ -196,13 +212,26 @@ std::expected<charge::Charge, ValidationError> decode_charge_due_event(std::stri
         ValidationError{"body", "must be at most " + std::to_string(kMaxBodyBytes) + " bytes"});
   }
   EventSax sax;
-  const bool parsed = nlohmann::json::sax_parse(body, &sax, nlohmann::json::input_format_t::json,
-                                                /*strict=*/true);
+  const bool parsed = parse(body, sax);
   if (!parsed || sax.error) {
     return std::unexpected(
         sax.error.value_or(ValidationError{"body", "must be well-formed UTF-8 JSON"}));
   }
   return build(sax);
+}
+
+std::optional<charge::ChargeId> parseable_charge_id(std::string_view body) {
+  if (body.size() > kMaxBodyBytes) return std::nullopt;
+  EventSax sax;
+  (void)parse(body, sax);  // a refused body still leaves the fields read before the refusal
+  // A chargeId given twice names none: which one is meant is the ambiguity refused.
+  if (sax.error && sax.error->field == kFieldNames[static_cast<std::size_t>(Field::ChargeId)]) {
+    return std::nullopt;
+  }
+  const RawValue& id = sax.fields[static_cast<std::size_t>(Field::ChargeId)];
+  if (id.kind != RawValue::Kind::String) return std::nullopt;
+  auto parsed = charge::ChargeId::parse(id.text);
+  return parsed ? std::optional(*parsed) : std::nullopt;
 }
 
 }  // namespace ic::application

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <expected>
+#include <optional>
 #include <string_view>
 
 #include "domain/charge.hpp"
@@ -22,5 +23,10 @@ inline constexpr std::size_t kMaxNestingDepth = 32;
 
 [[nodiscard]] std::expected<charge::Charge, charge::ValidationError> decode_charge_due_event(
     std::string_view body);
+
+// The chargeId of a body the decoder refused, when the body got as far as naming a valid one:
+// a dead-lettered INVALID_MESSAGE then still carries the chargeId attribute (§5), and an
+// operator can find it. nullopt when the body names none, or none that is valid.
+[[nodiscard]] std::optional<charge::ChargeId> parseable_charge_id(std::string_view body);
 
 }  // namespace ic::application

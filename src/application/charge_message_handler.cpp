@@ -10,8 +10,9 @@ consumer::Disposition ChargeMessageHandler::handle(std::string_view body, int re
                                                    consumer::LeaseHeartbeat& heartbeat) const {
   auto decoded = decode_charge_due_event(body);
   if (!decoded) {
+    auto id = parseable_charge_id(body);
     return consumer::DeadLetter{std::string(charge::dlq_reason::kInvalidMessage),
-                                decoded.error().detail(), ""};
+                                decoded.error().detail(), id ? id->value() : std::string{}};
   }
   const std::string hash = payload_hash(*decoded);
   return service_.handle({.charge = *decoded, .payload_hash = hash, .receive_count = receive_count},

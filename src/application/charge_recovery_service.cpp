@@ -159,9 +159,11 @@ Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debite
   const charge::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
                                           ? charge::ChargeStatus::Debited
                                           : charge::ChargeStatus::DebitedNotificationFailed;
-  auto written = store_.complete(
-      claim.key, claim.token,
-      {.status = std::string(to_string(status)), .result_ref = debited.debit_ref}, clock_.now());
+  auto written = store_.complete(claim.key, claim.token,
+                                 {.status = std::string(to_string(status)),
+                                  .result_ref = debited.debit_ref,
+                                  .payload = charge::canonical_form(claim.charge)},
+                                 clock_.now());
   return after_final_write(claim, StoreOperation::Complete, written, Ack{});
 }
 
@@ -170,7 +172,8 @@ Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
   auto written =
       store_.fail(claim.key, claim.token,
                   {.status = std::string(to_string(charge::ChargeStatus::FailedPermanent)),
-                   .reason = rejected.code},
+                   .reason = rejected.code,
+                   .payload = charge::canonical_form(claim.charge)},
                   clock_.now());
   return after_final_write(claim, StoreOperation::Fail, written,
                            dead_letter(charge::dlq_reason::kPermanentDebitFailure,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <vector>
 
 namespace ic::charge {
 namespace rules {
@@ -111,6 +112,38 @@ std::string canonical_form(const Charge& charge) {
   out += '|';
   out += charge.due.iso();
   return out;
+}
+
+std::expected<Charge, ValidationError> parse_canonical_form(std::string_view text) {
+  std::vector<std::string_view> parts;
+  for (std::size_t start = 0;;) {
+    const std::size_t bar = text.find('|', start);
+    parts.push_back(text.substr(start, bar == std::string_view::npos ? bar : bar - start));
+    if (bar == std::string_view::npos) break;
+    start = bar + 1;
+  }
+  const ValidationError malformed{"payload",
+                                  "must be v1|chargeId|accountId|chargeType|"
+                                  "amountMinor|currency|dueDate"};
+  if (parts.size() != 7 || parts[0] != "v1") return std::unexpected(malformed);
+  auto id = ChargeId::parse(parts[1]);
+  if (!id) return std::unexpected(id.error());
+  auto account = AccountId::parse(parts[2]);
+  if (!account) return std::unexpected(account.error());
+  auto type = ChargeType::parse(parts[3]);
+  if (!type) return std::unexpected(type.error());
+  std::int64_t minor = 0;
+  const auto [end, ec] = std::from_chars(parts[4].data(), parts[4].data() + parts[4].size(), minor);
+  if (ec != std::errc{} || end != parts[4].data() + parts[4].size()) {
+    return std::unexpected(malformed);
+  }
+  auto currency = Currency::parse(parts[5]);
+  if (!currency) return std::unexpected(currency.error());
+  auto money = Money::of(minor, *currency);
+  if (!money) return std::unexpected(money.error());
+  auto due = DueDate::parse(parts[6]);
+  if (!due) return std::unexpected(due.error());
+  return Charge{*id, *account, *type, *money, *due};
 }
 
 std::string masked(const AccountId& account) {

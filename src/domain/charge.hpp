@@ -118,6 +118,9 @@ struct Charge {
 // The canonical form the payload hash is computed over (docs/design.md §5):
 // v1|chargeId|accountId|chargeType|amountMinor|currency|dueDate. No field can contain '|'.
 [[nodiscard]] std::string canonical_form(const Charge& charge);
+// The charge a canonical form describes, validated like a decoded event: the inverse of
+// canonical_form, for a record that kept it (an operator's follow-up without the message).
+[[nodiscard]] std::expected<Charge, ValidationError> parse_canonical_form(std::string_view text);
 
 // Account numbers never appear in full in logs: all but the last four characters masked.
 [[nodiscard]] std::string masked(const AccountId& account);

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/time.hpp"
 
@@ -15,6 +16,15 @@ enum class ClaimState { InProgress, Done, Failed };
 
 [[nodiscard]] std::string_view to_string(ClaimState state);
 [[nodiscard]] std::optional<ClaimState> parse_claim_state(std::string_view text);
+
+// One operator write on a record (docs/design.md §3 `audit`): who did what, when and why.
+struct AuditEntry {
+  Instant at{};
+  std::string actor;
+  std::string action;  // e.g. reopen, renotify
+  std::string reason;
+  friend bool operator==(const AuditEntry&, const AuditEntry&) = default;
+};
 
 // One item of the idempotency table. Field names follow the table's attributes.
 struct ClaimRecord {
@@ -32,6 +42,9 @@ struct ClaimRecord {
   Instant updated_at{};
   std::optional<Instant> completed_at;
   std::int64_t expires_at_epoch_seconds = 0;  // DynamoDB TTL
+  // Kept only while the record needs a person: what the follow-up needs without the message.
+  std::string payload;
+  std::vector<AuditEntry> audit;  // operator writes, oldest first
 
   [[nodiscard]] bool is_final() const { return state != ClaimState::InProgress; }
   [[nodiscard]] bool lease_live(Instant now) const {

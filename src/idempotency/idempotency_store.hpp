@@ -16,14 +16,19 @@
 
 namespace ic::idem {
 
+// `payload` on a final write is the input an operator's follow-up needs without the message
+// (the charge's canonical form): a store keeps it only when the record needs a person (a
+// failure, or a status the table lists as needing attention), so a healthy record pays nothing.
 struct Completion {
   std::string status;      // e.g. DEBITED
   std::string result_ref;  // e.g. the bank's debitId; may be empty
+  std::string payload;
 };
 
 struct Failure {
   std::string status;  // e.g. FAILED_PERMANENT
   std::string reason;  // machine code, e.g. INSUFFICIENT_FUNDS
+  std::string payload;
 };
 
 enum class WriteOutcome {

@@ -140,7 +140,13 @@ class MetricsRegistry {
                              std::vector<double> upper_bounds,
                              std::vector<std::string> label_names = {});
 
-  // Every family sorted by name, its series sorted by label values.
+  // Text that render() appends after the families, produced at render time: metrics that are
+  // read rather than counted (the process_* ones). Must be valid exposition text, quick, and
+  // thread-safe; it runs under the registry's lock.
+  using Collector = std::function<std::string()>;
+  void add_collector(Collector collector);
+
+  // Every family sorted by name, its series sorted by label values, then each collector's text.
   [[nodiscard]] std::string render() const;
 
  private:
@@ -153,6 +159,7 @@ class MetricsRegistry {
                                  std::unique_ptr<HistogramFamily>>;
   mutable Mutex mutex_;
   std::map<std::string, AnyFamily, std::less<>> families_ GUARDED_BY(mutex_);
+  std::vector<Collector> collectors_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::obs

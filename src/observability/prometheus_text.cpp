@@ -93,7 +93,13 @@ std::string MetricsRegistry::render() const {
   for (const auto& [name, family] : families_) {
     std::visit([&](const auto& f) { render_family(out, *f); }, family);
   }
+  for (const Collector& collector : collectors_) out += collector();
   return out;
+}
+
+void MetricsRegistry::add_collector(Collector collector) {
+  const MutexLock lock(mutex_);
+  collectors_.push_back(std::move(collector));
 }
 
 }  // namespace ic::obs

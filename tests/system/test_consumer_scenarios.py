@@ -89,6 +89,18 @@ INVALID_BODIES = [
 ]
 
 
+# The cases whose body names a valid chargeId before (or despite) what makes it invalid. A
+# chargeId given twice names none: which one would be meant is the ambiguity refused.
+CHARGE_ID_OF_INVALID = {
+    "malformed JSON": "CHG-BROKEN-1",
+    "missing field": "CHG-MISSING-1",
+    "wrong type": "CHG-WRONG-TYPE-1",
+    "zero amount": "CHG-ZERO-1",
+    "negative amount": "CHG-NEG-1",
+    "unknown currency": "CHG-CUR-1",
+}
+
+
 def test_invalid_bodies_are_dead_lettered_unchanged_and_the_consumer_keeps_going(
     charge_stack: ChargeStack, consumers: Consumers, fake_bank: FakeBank
 ) -> None:
@@ -104,7 +116,8 @@ def test_invalid_bodies_are_dead_lettered_unchanged_and_the_consumer_keeps_going
         assert attribute(letter, "failureReason") == "INVALID_MESSAGE", case
         assert (attribute(letter, "failureDetail") or "").startswith(detail), (case, attribute(letter, "failureDetail"))
         assert attribute(letter, "sourceMessageId") == message_id, case
-        assert attribute(letter, "chargeId") is None, case  # never trusted from an invalid body
+        # The chargeId when the body named a valid one (design §5), else none.
+        assert attribute(letter, "chargeId") == CHARGE_ID_OF_INVALID.get(case), case
 
     valid = charge("CHG-AFTER-INVALID-1")
     charge_stack.send_body(charge_body(valid))

@@ -83,7 +83,11 @@ def test_failed_record_carries_the_reason(moto: MotoServer, written: dict[str, A
         "status": "S",
         "failureReason": "S",
         "completedAt": "N",
+        "attention": "S",  # the sparse index's key: a failure needs a person (design §3)
+        "attentionAt": "N",
     }
+    assert record["attention"]["S"] == "FAILED"
+    assert record["attentionAt"]["N"] == record["completedAt"]["N"]
     assert record["state"]["S"] == "FAILED"
     assert record["status"]["S"] == "FAILED_PERMANENT"
     assert record["failureReason"]["S"] == "INSUFFICIENT_FUNDS"
@@ -101,7 +105,18 @@ def test_table_schema_and_ttl(moto: MotoServer, written: dict[str, Any]) -> None
     client = moto.dynamodb()
     table = client.describe_table(TableName=TABLE)["Table"]
     assert table["KeySchema"] == [{"AttributeName": "pk", "KeyType": "HASH"}]
-    assert table["AttributeDefinitions"] == [{"AttributeName": "pk", "AttributeType": "S"}]
+    assert sorted(table["AttributeDefinitions"], key=lambda d: d["AttributeName"]) == [
+        {"AttributeName": "attention", "AttributeType": "S"},
+        {"AttributeName": "attentionAt", "AttributeType": "N"},
+        {"AttributeName": "pk", "AttributeType": "S"},
+    ]
+    (index,) = table["GlobalSecondaryIndexes"]
+    assert index["IndexName"] == "attention-index"
+    assert index["KeySchema"] == [
+        {"AttributeName": "attention", "KeyType": "HASH"},
+        {"AttributeName": "attentionAt", "KeyType": "RANGE"},
+    ]
+    assert index["Projection"] == {"ProjectionType": "ALL"}
     assert table["BillingModeSummary"]["BillingMode"] == "PAY_PER_REQUEST"
     ttl = client.describe_time_to_live(TableName=TABLE)["TimeToLiveDescription"]
     assert ttl["AttributeName"] == "expiresAt"

@@ -151,9 +151,13 @@ class World:
     stack: ChargeStack  # its boto3 clients use the admin's keys
     names: dict[str, str]
     iam: Any  # the admin's
+    operator: Keys  # deploy/iam-policy-operator.json, as rendered
 
     def policy(self) -> dict[str, Any]:
         return render(POLICY, self.names)
+
+    def operator_policy(self) -> dict[str, Any]:
+        return render(OPERATOR_POLICY, self.names)
 
     def consumer_keys(self, policy: dict[str, Any]) -> Keys:
         return create_user(self.iam, f"consumer-{uuid.uuid4().hex[:8]}", policy)
@@ -197,7 +201,7 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> Iterator[World]:
             sqs=client(moto, "sqs", admin),
             dynamodb=client(moto, "dynamodb", admin),
         )
-        yield World(moto, stack, names, iam)
+        yield World(moto, stack, names, iam, operator)
     finally:
         manager.stop_all()
 
@@ -446,3 +450,103 @@ def test_each_action_is_needed(action: str, world: World, consumers: Consumers, 
     line = ABLATIONS[action](world, consumer, fake_bank)
     assert_names_action(line, action)
 
+
+# --- the operator's commands with deploy/iam-policy-operator.json ----------------------------
+
+OPERATOR_ACTIONS = [
+    "dynamodb:CreateTable",
+    "dynamodb:DescribeTable",
+    "dynamodb:DescribeTimeToLive",
+    "dynamodb:UpdateTimeToLive",
+    "dynamodb:GetItem",
+    "dynamodb:UpdateItem",
+    "dynamodb:Query",
+    "dynamodb:Scan",
+    "sqs:CreateQueue",
+    "sqs:GetQueueUrl",
+    "sqs:GetQueueAttributes",
+    "sqs:SetQueueAttributes",
+    "sqs:SendMessage",
+    "sqs:ReceiveMessage",
+    "sqs:DeleteMessage",
+    "sqs:ChangeMessageVisibility",
+]
+
+
+def operator_cli(world: World, keys: Keys, bank: FakeBank, *args: str) -> Any:
+    env = {**world.stack.env(), **keys.env(), **bank.env()}
+    return run_cli(list(args), env)
+
+
+def failed_and_unnotified(world: World, consumers: Consumers, bank: FakeBank) -> tuple[str, str]:
+    """With the consumer's policy: a FAILED charge (its copy in the DLQ) and a
+    DEBITED_NOTIFICATION_FAILED one."""
+    consumers.start(**world.consumer_keys(world.policy()).env())
+    nsf, unnotified = new_id("op-nsf"), new_id("op-unnotified")
+    world.stack.send_body(charge_body(charge(nsf, account=NSF_ACCOUNT)))
+    assert world.stack.final_record(nsf)["state"] == "FAILED"
+    bank.set_faults(permanentFailures=PERMANENT_FAILURES, notificationFailureRate=1.0)
+    world.stack.send_body(charge_body(charge(unnotified)))
+    assert world.stack.final_record(unnotified)["status"] == "DEBITED_NOTIFICATION_FAILED"
+    bank.set_faults(permanentFailures=PERMANENT_FAILURES)
+    world.stack.release(world.stack.dead_letters(1), world.stack.dlq_url)
+    return nsf, unnotified
+
+
+def test_operator_policy_grants_exactly_the_actions_the_operator_commands_call(world: World) -> None:
+    policy = world.operator_policy()
+    assert sorted(actions_of(policy)) == sorted(OPERATOR_ACTIONS)
+    table_arn = "arn:aws:dynamodb:{AWS_REGION}:{AWS_ACCOUNT_ID}:table/{IDEMPOTENCY_TABLE}".format(**world.names)
+    for statement in policy["Statement"]:
+        assert statement["Effect"] == "Allow" and statement["Resource"] != "*", statement
+        if statement["Action"] == "dynamodb:Query":
+            assert statement["Resource"] == table_arn + "/index/attention-index"
+
+
+def test_operator_commands_work_with_the_operator_policy(
+    world: World, consumers: Consumers, fake_bank: FakeBank
+) -> None:
+    nsf, unnotified = failed_and_unnotified(world, consumers, fake_bank)
+    runs = {
+        "redrive --dry-run": operator_cli(world, world.operator, fake_bank, "redrive", "--dry-run"),
+        "list FAILED": operator_cli(world, world.operator, fake_bank, "list", "--status", "FAILED"),
+        "list IN_PROGRESS": operator_cli(world, world.operator, fake_bank, "list", "--status", "IN_PROGRESS"),
+        "status": operator_cli(world, world.operator, fake_bank, "status", nsf),
+        "renotify": operator_cli(world, world.operator, fake_bank, "renotify", unnotified),
+        "reopen": operator_cli(world, world.operator, fake_bank, "reopen", nsf, "--reason", "funded"),
+        "redrive": operator_cli(
+            world, world.operator, fake_bank, "redrive", "--reason", "PERMANENT_DEBIT_FAILURE"
+        ),
+    }
+    for name, result in runs.items():
+        assert result.returncode == 0, (name, result.stderr)
+        assert "AccessDenied" not in result.stderr + result.stdout, (name, result.stderr)
+    assert json.loads(runs["list FAILED"].stdout.splitlines()[-1])["count"] >= 1
+    assert world.stack.record(unnotified)["status"] == "DEBITED"
+    assert world.stack.record(nsf)["state"] in ("IN_PROGRESS", "DONE", "FAILED")
+    assert json.loads(runs["redrive"].stdout.splitlines()[-1])["messages"] == 1
+
+
+# What each action added for the operator commands does; without it that command fails (or,
+# for the hand-back, warns), naming the action.
+OPERATOR_ABLATIONS: dict[str, Callable[[str, str], list[str]]] = {
+    "dynamodb:UpdateItem": lambda nsf, _: ["reopen", nsf, "--reason", "funded"],
+    "dynamodb:Query": lambda _nsf, _u: ["list", "--status", "FAILED"],
+    "dynamodb:Scan": lambda _nsf, _u: ["list", "--status", "IN_PROGRESS"],
+    "sqs:ChangeMessageVisibility": lambda _nsf, _u: ["redrive", "--dry-run"],
+}
+
+
+@pytest.mark.parametrize("action", sorted(OPERATOR_ABLATIONS))
+def test_each_operator_action_added_is_needed(
+    action: str, world: World, consumers: Consumers, fake_bank: FakeBank
+) -> None:
+    nsf, unnotified = failed_and_unnotified(world, consumers, fake_bank)
+    keys = create_user(world.iam, f"operator-{uuid.uuid4().hex[:8]}", without(world.operator_policy(), action))
+    result = operator_cli(world, keys, fake_bank, *OPERATOR_ABLATIONS[action](nsf, unnotified))
+    assert "AccessDenied" in result.stderr and action in result.stderr, (action, result.stderr)
+    if action != "sqs:ChangeMessageVisibility":
+        assert result.returncode == 1, (action, result.returncode, result.stderr)
+    else:
+        # The dry run still lists; the skipped messages stay hidden for the DLQ's timeout.
+        assert world.stack.visible(world.stack.dlq_url) == 0

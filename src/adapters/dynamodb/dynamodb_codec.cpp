@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
+
+#include "adapters/dynamodb/attribute_values.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -11,24 +14,11 @@ using nlohmann::json;
 
 constexpr std::string_view kHolderCondition = "#state = :inprogress AND claimToken = :token";
 
-json s(std::string_view value) {
-  return json{{"S", value}};
-}
-json n(std::int64_t value) {
-  return json{{"N", std::to_string(value)}};
-}
-json epoch_ms(Instant t) {
-  return n(t.time_since_epoch().count());
-}
-
-std::int64_t expires_at(const TableSpec& table, Instant now) {
-  return std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch() + table.retention)
-      .count();
-}
-
-json key_of(std::string_view key) {
-  return json{{"pk", s(key)}};
-}
+using attr::epoch_ms;
+using attr::expires_at;
+using attr::key_of;
+using attr::n;
+using attr::s;
 
 // The attributes every conditional write names: state and owner are reserved words.
 json holder_update(const TableSpec& table, std::string_view key, std::string_view token) {
@@ -77,7 +67,46 @@ Instant instant_of(std::int64_t ms) {
   return Instant{Millis{ms}};
 }
 
+// `audit`: a list (L) of maps (M) {at N, actor S, action S, reason S}.
+std::expected<std::vector<idem::AuditEntry>, std::string> decode_audit(const json& item) {
+  std::vector<idem::AuditEntry> out;
+  auto it = item.find("audit");
+  if (it == item.end()) return out;
+  auto list = it->find("L");
+  if (list == it->end() || !list->is_array()) {
+    return std::unexpected("attribute audit is not of type L");
+  }
+  for (const auto& element : *list) {
+    auto map = element.find("M");
+    if (map == element.end() || !map->is_object()) {
+      return std::unexpected("an audit entry is not of type M");
+    }
+    idem::AuditEntry entry;
+    auto at = number_attr(*map, "at");
+    if (!at) return std::unexpected("audit entry: " + at.error());
+    entry.at = instant_of(at->value_or(0));
+    for (auto [name, out_field] :
+         {std::pair{"actor", &entry.actor}, std::pair{"action", &entry.action},
+          std::pair{"reason", &entry.reason}}) {
+      auto value = string_attr(*map, name, false);
+      if (!value) return std::unexpected("audit entry: " + value.error());
+      *out_field = std::move(*value);
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string attention_of(const TableSpec& table, idem::ClaimState state, std::string_view status) {
+  if (state == idem::ClaimState::Failed) return std::string(idem::to_string(state));
+  if (state == idem::ClaimState::Done &&
+      std::ranges::find(table.attention_statuses, status) != table.attention_statuses.end()) {
+    return std::string(status);
+  }
+  return {};
+}
 
 json encode_claim(const TableSpec& table, const idem::ClaimRequest& request) {
   return json{
@@ -116,6 +145,15 @@ json encode_final(const TableSpec& table, std::string_view key, std::string_view
   values[":status"] = s(write.status);
   values[":now"] = epoch_ms(write.now);
   values[":exp"] = n(expires_at(table, write.now));
+  if (const std::string attention = attention_of(table, write.state, write.status);
+      !attention.empty()) {
+    update += ", attention = :attention, attentionAt = :now";
+    values[":attention"] = s(attention);
+    if (!write.payload.empty()) {
+      update += ", payload = :payload";
+      values[":payload"] = s(write.payload);
+    }
+  }
   // DynamoDB accepts empty strings, but an absent attribute says "not applicable" plainly.
   if (!write.failure_reason.empty()) {
     update += ", failureReason = :reason";
@@ -158,6 +196,7 @@ std::expected<idem::ClaimRecord, std::string> decode_record(const TableSpec& tab
                  {"payloadHash", &record.payload_hash, false},
                  {"status", &record.status, false},
                  {"failureReason", &record.failure_reason, false},
+                 {"payload", &record.payload, false},
                  {table.result_attribute, &record.result_ref, false}};
   for (const auto& field : strings) {
     auto value = string_attr(item, field.name, field.required);
@@ -186,6 +225,9 @@ std::expected<idem::ClaimRecord, std::string> decode_record(const TableSpec& tab
   record.updated_at = instant_of(updated.value_or(0));
   if (completed) record.completed_at = instant_of(*completed);
   record.expires_at_epoch_seconds = expires.value_or(0);
+  auto audit = decode_audit(item);
+  if (!audit) return std::unexpected(audit.error());
+  record.audit = std::move(*audit);
   return record;
 }
 

@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "idempotency/claim_record.hpp"
 #include "idempotency/idempotency_store.hpp"
@@ -25,7 +26,18 @@ struct TableSpec {
   std::string name;
   std::chrono::seconds retention{30 * 24 * 3600};
   std::string result_attribute = "resultRef";
+  // DONE statuses that need a person (FAILED always does). Their final write also sets the
+  // sparse index's key, `attention` and `attentionAt`, and keeps the payload; no other write
+  // sets them, so a healthy record pays no index write (docs/design.md §3).
+  std::vector<std::string> attention_statuses;
 };
+
+// The sparse global secondary index: hash key `attention` (S), range key `attentionAt` (N).
+inline constexpr std::string_view kAttentionIndex = "attention-index";
+// The `attention` value of a final write: "FAILED" for a failure, the status for a DONE
+// status in table.attention_statuses, else empty (not indexed).
+[[nodiscard]] std::string attention_of(const TableSpec& table, idem::ClaimState state,
+                                       std::string_view status);
 
 // Claim: upsert conditioned on attribute_not_exists(pk) OR (state = IN_PROGRESS AND
 // payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); ADD fence 1; returns
@@ -39,6 +51,7 @@ struct FinalWrite {
   std::string_view status;
   std::string_view failure_reason;  // written when not empty
   std::string_view result_ref;      // written to table.result_attribute when not empty
+  std::string_view payload;         // kept only when the write sets `attention`
   Instant now{};
 };
 [[nodiscard]] nlohmann::json encode_final(const TableSpec& table, std::string_view key,

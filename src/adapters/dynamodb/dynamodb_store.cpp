@@ -66,6 +66,7 @@ std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::complete(
                 {.state = idem::ClaimState::Done,
                  .status = completion.status,
                  .result_ref = completion.result_ref,
+                 .payload = completion.payload,
                  .now = now});
 }
 
@@ -77,6 +78,7 @@ std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::fail(std::string_vi
                 {.state = idem::ClaimState::Failed,
                  .status = failure.status,
                  .failure_reason = failure.reason,
+                 .payload = failure.payload,
                  .now = now});
 }
 

@@ -2,6 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "adapters/dynamodb/dynamodb_codec.hpp"
+
 namespace ic::dynamodb {
 namespace {
 
@@ -10,17 +14,38 @@ using nlohmann::json;
 constexpr std::string_view kTtlAttribute = "expiresAt";
 
 std::expected<bool, Error> create_table(aws::JsonClient& client, std::string_view table) {
-  auto reply = client.call(
-      "CreateTable", {{"TableName", table},
-                      {"AttributeDefinitions", {{{"AttributeName", "pk"}, {"AttributeType", "S"}}}},
-                      {"KeySchema", {{{"AttributeName", "pk"}, {"KeyType", "HASH"}}}},
-                      {"BillingMode", "PAY_PER_REQUEST"}});
+  // The sparse index of records that need a person (docs/design.md §3): only final writes
+  // that set `attention` put an item in it. ALL: `list` reads the records from the index alone.
+  const json attention_index = {{"IndexName", kAttentionIndex},
+                                {"KeySchema",
+                                 {{{"AttributeName", "attention"}, {"KeyType", "HASH"}},
+                                  {{"AttributeName", "attentionAt"}, {"KeyType", "RANGE"}}}},
+                                {"Projection", {{"ProjectionType", "ALL"}}}};
+  auto reply =
+      client.call("CreateTable", {{"TableName", table},
+                                  {"AttributeDefinitions",
+                                   {{{"AttributeName", "pk"}, {"AttributeType", "S"}},
+                                    {{"AttributeName", "attention"}, {"AttributeType", "S"}},
+                                    {{"AttributeName", "attentionAt"}, {"AttributeType", "N"}}}},
+                                  {"KeySchema", {{{"AttributeName", "pk"}, {"KeyType", "HASH"}}}},
+                                  {"GlobalSecondaryIndexes", json::array({attention_index})},
+                                  {"BillingMode", "PAY_PER_REQUEST"}});
   if (reply) return true;
   if (reply.error().code == "ResourceInUseException") return false;
   return std::unexpected(reply.error());
 }
 
-std::expected<void, Error> wait_until_active(aws::JsonClient& client, std::string_view table,
+// Whether the table has the attention index: true once created by provision; an older table
+// gets it with the UpdateTable that docs/design.md §3 gives.
+bool has_attention_index(const json& described) {
+  const auto& indexes =
+      described.value("/Table/GlobalSecondaryIndexes"_json_pointer, json::array());
+  return std::ranges::any_of(indexes, [](const json& index) {
+    return index.is_object() && index.value("IndexName", std::string{}) == kAttentionIndex;
+  });
+}
+
+std::expected<bool, Error> wait_until_active(aws::JsonClient& client, std::string_view table,
                                              const ProvisionOptions& options) {
   const Instant deadline = options.clock.now() + options.active_timeout;
   std::string status;
@@ -28,7 +53,7 @@ std::expected<void, Error> wait_until_active(aws::JsonClient& client, std::strin
     auto reply = client.call("DescribeTable", {{"TableName", table}});
     if (!reply) return std::unexpected(reply.error());
     status = reply->value("/Table/TableStatus"_json_pointer, std::string{});
-    if (status == "ACTIVE") return {};
+    if (status == "ACTIVE") return has_attention_index(*reply);
     if (options.clock.now() >= deadline) break;
     options.sleeper.sleep_for(options.poll_interval);
   }
@@ -75,12 +100,11 @@ std::expected<ProvisionReport, Error> provision_table(aws::JsonClient& client,
                                                       const ProvisionOptions& options) {
   auto created = create_table(client, table);
   if (!created) return std::unexpected(created.error());
-  if (auto active = wait_until_active(client, table, options); !active) {
-    return std::unexpected(active.error());
-  }
+  auto indexed = wait_until_active(client, table, options);
+  if (!indexed) return std::unexpected(indexed.error());
   auto ttl = enable_ttl(client, table);
   if (!ttl) return std::unexpected(ttl.error());
-  return ProvisionReport{.created = *created, .ttl_enabled = *ttl};
+  return ProvisionReport{.created = *created, .ttl_enabled = *ttl, .attention_index = *indexed};
 }
 
 }  // namespace ic::dynamodb

@@ -29,6 +29,8 @@ struct ProvisionOptions {
 struct ProvisionReport {
   bool created = false;      // false when the table existed already
   bool ttl_enabled = false;  // false only where the endpoint does not support TTL
+  // false for a table created before the index existed: `list` needs it added (UpdateTable)
+  bool attention_index = false;
 };
 
 // Thread-safety: stateless; concurrent calls (e.g. two `provision` runs) are safe because

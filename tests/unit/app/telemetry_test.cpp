@@ -2,12 +2,14 @@
 // label values, ambiguity is a log field, and a misconfigured debit is counted on its own.
 #include "app/telemetry.hpp"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "app/build_info.hpp"
 #include "testing/fakes.hpp"
 
 namespace ic::app {
@@ -139,6 +141,17 @@ TEST_F(TelemetryTest, AMisconfiguredDebitIsCountedApartFromAnUnavailableBank) {
   const auto line = last_line();
   EXPECT_EQ(line["level"], "error") << "an operator must fix the request or configuration";
   EXPECT_EQ(line["detail"], "bank answered HTTP 400");
+}
+
+TEST_F(TelemetryTest, MetricsNameTheBuildAndCarryTheProcessMetrics) {
+  const std::string text = metrics_.render();
+  EXPECT_THAT(text, HasSubstr(fmt::format(R"(ic_build_info{{version="{}",commit="{}"}} 1)",
+                                          kVersion, kCommit)));
+  for (const char* name : {"process_cpu_seconds_total", "process_resident_memory_bytes",
+                           "process_virtual_memory_bytes", "process_start_time_seconds",
+                           "process_open_fds", "process_max_fds"}) {
+    EXPECT_THAT(text, HasSubstr(fmt::format("\n{} ", name))) << name;
+  }
 }
 
 TEST(StoreOperation, NamesAreTheMetricLabelValues) {

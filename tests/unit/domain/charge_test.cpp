@@ -68,6 +68,20 @@ TEST(CanonicalForm, JoinsTheFieldsInTheDocumentedOrder) {
             "v1|CHG-20261130-000123|ACC-0012345678|SMS_ALERT_FEE|2500|INR|2026-11-30");
 }
 
+TEST(CanonicalForm, ParsesBackIntoTheSameCharge) {
+  const Charge c = testing::make_charge();
+  auto parsed = parse_canonical_form(canonical_form(c));
+  ASSERT_TRUE(parsed) << parsed.error().detail();
+  EXPECT_EQ(*parsed, c);
+  for (const char* bad :
+       {"", "v1", "v2|CHG-1|ACC-1|FEE|1|INR|2026-11-30",
+        "v1|CHG-1|ACC-1|FEE|1|INR|2026-11-30|extra", "v1|CHG-1|ACC-1|FEE|x|INR|2026-11-30",
+        "v1|CHG-1|ACC-1|FEE|0|INR|2026-11-30", "v1|CHG 1|ACC-1|FEE|1|INR|2026-11-30",
+        "v1|CHG-1|ACC-1|FEE|1|XXX|2026-11-30", "v1|CHG-1|ACC-1|FEE|1|INR|2026-02-30"}) {
+    EXPECT_FALSE(parse_canonical_form(bad)) << bad;
+  }
+}
+
 TEST(Masked, ShowsOnlyTheLastFourCharacters) {
   EXPECT_EQ(masked(*AccountId::parse("ACC-0012345678")), "**********5678");
   EXPECT_EQ(masked(*AccountId::parse("AB")), "*B");

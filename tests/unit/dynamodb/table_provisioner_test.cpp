@@ -26,11 +26,13 @@ class ScriptedDynamoDb final : public http::HttpTransport {
     for (const auto& [name, value] : request.headers) {
       if (name == "x-amz-target") operations.push_back(value.substr(value.find('.') + 1));
     }
+    bodies.push_back(request.body);
     auto [status, body] = script_.front();
     script_.pop_front();
     return http::HttpResponse{.status = status, .headers = {}, .body = body};
   }
   std::vector<std::string> operations;
+  std::vector<std::string> bodies;
 
  private:
   std::deque<std::pair<long, std::string>> script_;
@@ -127,6 +129,36 @@ TEST_F(TableProvisionerTest, EndpointWithoutTtlStillProvisions) {
   const auto report = provision(dynamodb);
   ASSERT_TRUE(report) << report.error().code;
   EXPECT_FALSE(report->ttl_enabled);
+}
+
+TEST_F(TableProvisionerTest, CreatesTheSparseAttentionIndexAndReportsIt) {
+  const std::pair<long, std::string> indexed{
+      200,
+      R"({"Table":{"TableStatus":"ACTIVE","GlobalSecondaryIndexes":[{"IndexName":"attention-index"}]}})"};
+  ScriptedDynamoDb dynamodb({kCreated, indexed, kTtlDisabled, {200, "{}"}});
+  const auto report = provision(dynamodb);
+  ASSERT_TRUE(report) << report.error().code;
+  EXPECT_TRUE(report->attention_index);
+  const auto create = nlohmann::json::parse(dynamodb.bodies.front());
+  EXPECT_EQ(create["GlobalSecondaryIndexes"], nlohmann::json::parse(R"([{
+      "IndexName": "attention-index",
+      "KeySchema": [{"AttributeName": "attention", "KeyType": "HASH"},
+                    {"AttributeName": "attentionAt", "KeyType": "RANGE"}],
+      "Projection": {"ProjectionType": "ALL"}}])"));
+  EXPECT_EQ(create["AttributeDefinitions"], nlohmann::json::parse(R"([
+      {"AttributeName": "pk", "AttributeType": "S"},
+      {"AttributeName": "attention", "AttributeType": "S"},
+      {"AttributeName": "attentionAt", "AttributeType": "N"}])"));
+}
+
+TEST_F(TableProvisionerTest, AnOlderTableWithoutTheIndexIsReported) {
+  ScriptedDynamoDb dynamodb({error("ResourceInUseException", "Table already exists: idem"),
+                             table("ACTIVE"),
+                             kTtlDisabled,
+                             {200, "{}"}});
+  const auto report = provision(dynamodb);
+  ASSERT_TRUE(report) << report.error().code;
+  EXPECT_FALSE(report->attention_index);
 }
 
 }  // namespace

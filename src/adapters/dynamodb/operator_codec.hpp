@@ -1,0 +1,44 @@
+// Request bodies of the operator's writes and listings (idem::OperatorStore), as pure functions
+// over JSON so the exact expressions of docs/design.md §3 "Operator writes" are unit-tested.
+//
+//   auto body = encode_reopen(table, request);      // conditional UpdateItem
+//   auto page = client.call("Query", encode_attention_query(table, "FAILED", since, cursor));
+#pragma once
+
+#include <expected>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "adapters/dynamodb/dynamodb_codec.hpp"
+#include "idempotency/operator_store.hpp"
+
+namespace ic::dynamodb {
+
+// state = FAILED AND fence = :fence AND claimToken = :read → IN_PROGRESS, leaseUntil 0, the
+// new token; status, failureReason, completedAt and the attention attributes removed; audit
+// entry appended.
+[[nodiscard]] nlohmann::json encode_reopen(const TableSpec& table,
+                                           const idem::ReopenRequest& request);
+
+// state = DONE AND status = :from AND fence = :fence AND claimToken = :read → audit entry
+// appended and, with a to_status, the new status and the attention attributes removed.
+[[nodiscard]] nlohmann::json encode_amend(const TableSpec& table,
+                                          const idem::AmendRequest& request);
+
+// Query of kAttentionIndex: attention = :a AND attentionAt >= :since, from `cursor` (a page's
+// LastEvaluatedKey as JSON text; empty for the first page).
+[[nodiscard]] std::expected<nlohmann::json, std::string> encode_attention_query(
+    const TableSpec& table, std::string_view attention, Instant since, std::string_view cursor);
+
+// Scan with FilterExpression state = IN_PROGRESS AND leaseUntil < :before, Limit page_items.
+[[nodiscard]] std::expected<nlohmann::json, std::string> encode_stale_scan(const TableSpec& table,
+                                                                           Instant stale_before,
+                                                                           std::string_view cursor,
+                                                                           int page_items);
+
+// A Query or Scan reply as records and the next page's cursor.
+[[nodiscard]] std::expected<idem::RecordPage, std::string> decode_page(const TableSpec& table,
+                                                                       const nlohmann::json& reply);
+
+}  // namespace ic::dynamodb

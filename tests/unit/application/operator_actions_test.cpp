@@ -1,0 +1,217 @@
+// The operator's actions decide from the record they read and write only that record: reopen
+// only FAILED (never DONE), renotify only DEBITED_NOTIFICATION_FAILED, and a record that changed
+// in between (a consumer's claim, another operator) is refused loudly, never overwritten.
+#include "application/operator_actions.hpp"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <map>
+
+#include "application/payload_hash.hpp"
+#include "testing/fakes.hpp"
+
+namespace ic::application {
+namespace {
+
+using Kind = OperatorOutcome::Kind;
+using ::testing::HasSubstr;
+
+// A table of records that evaluates the operator writes' conditions (docs/design.md §3) on its
+// map. `between_read_and_write` runs inside each write before its condition: a race.
+class TableFake final : public idem::IdempotencyStore, public idem::OperatorStore {
+ public:
+  std::map<std::string, idem::ClaimRecord, std::less<>> records;
+  std::function<void()> between_read_and_write;
+  int writes = 0;
+
+  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest&) override {
+    return std::unexpected(unused());
+  }
+  std::expected<idem::WriteOutcome, Error> complete(std::string_view, std::string_view,
+                                                    const idem::Completion&, Instant) override {
+    return std::unexpected(unused());
+  }
+  std::expected<idem::WriteOutcome, Error> fail(std::string_view, std::string_view,
+                                                const idem::Failure&, Instant) override {
+    return std::unexpected(unused());
+  }
+  std::expected<idem::WriteOutcome, Error> extend(std::string_view, std::string_view,
+                                                  Instant) override {
+    return std::unexpected(unused());
+  }
+  std::expected<idem::WriteOutcome, Error> release(std::string_view, std::string_view) override {
+    return std::unexpected(unused());
+  }
+  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override {
+    auto it = records.find(key);
+    return it == records.end() ? std::nullopt : std::optional(it->second);
+  }
+
+  std::expected<idem::OperatorWrite, Error> reopen(const idem::ReopenRequest& r) override {
+    return write(r.key, r.read, [&](idem::ClaimRecord& record) {
+      if (record.state != idem::ClaimState::Failed) return false;
+      record.state = idem::ClaimState::InProgress;
+      record.lease_until = Instant{};
+      record.claim_token = r.new_token;
+      record.status.clear();
+      record.failure_reason.clear();
+      record.payload.clear();
+      record.audit.push_back(r.audit);
+      return true;
+    });
+  }
+  std::expected<idem::OperatorWrite, Error> amend(const idem::AmendRequest& r) override {
+    return write(r.key, r.read, [&](idem::ClaimRecord& record) {
+      if (record.state != idem::ClaimState::Done || record.status != r.from_status) return false;
+      if (!r.to_status.empty()) record.status = r.to_status;
+      record.audit.push_back(r.audit);
+      return true;
+    });
+  }
+  std::expected<idem::RecordPage, Error> needing_attention(std::string_view, Instant,
+                                                           std::string_view) override {
+    return std::unexpected(unused());
+  }
+  std::expected<idem::RecordPage, Error> stale_in_progress(Instant, std::string_view,
+                                                           int) override {
+    return std::unexpected(unused());
+  }
+
+ private:
+  static Error unused() { return {.code = "Unused", .message = "not part of this test"}; }
+  std::expected<idem::OperatorWrite, Error> write(
+      const std::string& key, const idem::OperatorFence& read,
+      const std::function<bool(idem::ClaimRecord&)>& apply) {
+    if (between_read_and_write) between_read_and_write();
+    ++writes;
+    auto it = records.find(key);
+    if (it == records.end() || it->second.fence != read.fence ||
+        it->second.claim_token != read.claim_token || !apply(it->second)) {
+      return idem::OperatorWrite::Refused;
+    }
+    return idem::OperatorWrite::Written;
+  }
+};
+
+class OperatorActionsTest : public ::testing::Test {
+ protected:
+  OperatorActionsTest() {
+    auto parsed = charge::parse_canonical_form(kPayload);
+    EXPECT_TRUE(parsed);
+    hash_ = payload_hash(*parsed);
+  }
+
+  idem::ClaimRecord record(idem::ClaimState state, std::string status) {
+    return {.key = "CHG-1",
+            .state = state,
+            .claim_token = "worker-token",
+            .fence = 2,
+            .payload_hash = hash_,
+            .status = std::move(status),
+            .result_ref = state == idem::ClaimState::Done ? "DBT-1" : "",
+            .payload = kPayload};
+  }
+
+  static constexpr const char* kPayload =
+      "v1|CHG-1|ACC-0012345678|SMS_ALERT_FEE|2500|INR|2026-11-30";
+  std::string hash_;
+  TableFake table_;
+  testing::ManualClock clock_;
+  testing::SequentialTokens tokens_;
+  testing::FakeNotifier notifier_;
+  OperatorActions actions_{table_, table_, clock_, tokens_, "alice@ops"};
+};
+
+TEST_F(OperatorActionsTest, ReopenTurnsAFailedChargeIntoAnExpiredClaimNoWorkerHolds) {
+  table_.records["CHG-1"] = record(idem::ClaimState::Failed, "FAILED_PERMANENT");
+  const OperatorOutcome outcome = actions_.reopen("CHG-1", "account reopened");
+  ASSERT_EQ(outcome.kind, Kind::Written) << outcome.detail;
+  const idem::ClaimRecord& after = table_.records["CHG-1"];
+  EXPECT_EQ(after.state, idem::ClaimState::InProgress);
+  EXPECT_EQ(after.lease_until, Instant{});
+  EXPECT_EQ(after.claim_token, "token-1") << "fresh: no worker holds it";
+  EXPECT_EQ(after.payload_hash, hash_) << "kept, so only the same payload claims it";
+  const idem::AuditEntry expected{
+      .at = clock_.now(), .actor = "alice@ops", .action = "reopen", .reason = "account reopened"};
+  EXPECT_EQ(after.audit, std::vector{expected});
+  EXPECT_EQ(outcome.audit, expected);
+  ASSERT_TRUE(outcome.charge) << "--resend sends the charge the record kept";
+  EXPECT_EQ(charge::canonical_form(*outcome.charge), kPayload);
+}
+
+TEST_F(OperatorActionsTest, ReopenNeverTouchesADoneOrInProgressCharge) {
+  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED");
+  OperatorOutcome outcome = actions_.reopen("CHG-1", "please");
+  EXPECT_EQ(outcome.kind, Kind::Refused);
+  EXPECT_THAT(outcome.detail, HasSubstr("a DONE charge is never reopened"));
+  table_.records["CHG-1"] = record(idem::ClaimState::InProgress, "");
+  outcome = actions_.reopen("CHG-1", "please");
+  EXPECT_EQ(outcome.kind, Kind::Refused);
+  EXPECT_THAT(outcome.detail, HasSubstr("only a FAILED charge can be reopened"));
+  EXPECT_EQ(table_.writes, 0);
+  EXPECT_EQ(actions_.reopen("CHG-NONE", "x").kind, Kind::NotFound);
+}
+
+TEST_F(OperatorActionsTest, AReopenRacedByAConsumerIsRefusedAndWritesNothing) {
+  table_.records["CHG-1"] = record(idem::ClaimState::Failed, "FAILED_PERMANENT");
+  // After our read, another operator reopens it and a consumer claims and fails it again:
+  // FAILED again, but not the record this operator decided on.
+  table_.between_read_and_write = [this] {
+    idem::ClaimRecord& r = table_.records["CHG-1"];
+    r.fence = 3;
+    r.claim_token = "consumer-token";
+    table_.between_read_and_write = nullptr;
+  };
+  const OperatorOutcome outcome = actions_.reopen("CHG-1", "account reopened");
+  EXPECT_EQ(outcome.kind, Kind::Refused);
+  EXPECT_THAT(outcome.detail,
+              HasSubstr("changed after it was read (read FAILED (FAILED_PERMANENT), "
+                        "fence 2, now FAILED (FAILED_PERMANENT), fence 3)"));
+  EXPECT_THAT(outcome.detail, HasSubstr("nothing written"));
+  EXPECT_TRUE(table_.records["CHG-1"].audit.empty());
+  EXPECT_EQ(table_.records["CHG-1"].state, idem::ClaimState::Failed);
+}
+
+TEST_F(OperatorActionsTest, RenotifyResendsWithTheSameKeyThenRecordsDebited) {
+  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
+  const OperatorOutcome outcome = actions_.renotify("CHG-1", notifier_);
+  ASSERT_EQ(outcome.kind, Kind::Written) << outcome.detail;
+  EXPECT_EQ(notifier_.keys(), std::vector<std::string>{"CHG-1:notify"});
+  const idem::ClaimRecord& after = table_.records["CHG-1"];
+  EXPECT_EQ(after.state, idem::ClaimState::Done);
+  EXPECT_EQ(after.status, "DEBITED");
+  ASSERT_EQ(after.audit.size(), 1u);
+  EXPECT_EQ(after.audit[0].action, "renotify");
+  EXPECT_EQ(after.audit[0].reason, "notification sent");
+}
+
+TEST_F(OperatorActionsTest, AFailedRenotifyIsRecordedAsAnAttemptAndKeepsTheStatus) {
+  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
+  notifier_.fail_all();
+  const OperatorOutcome outcome = actions_.renotify("CHG-1", notifier_);
+  EXPECT_EQ(outcome.kind, Kind::NotificationFailed);
+  const idem::ClaimRecord& after = table_.records["CHG-1"];
+  EXPECT_EQ(after.status, "DEBITED_NOTIFICATION_FAILED");
+  ASSERT_EQ(after.audit.size(), 1u);
+  EXPECT_EQ(after.audit[0].reason, "notification failed again: gateway down");
+}
+
+TEST_F(OperatorActionsTest, RenotifyRefusesEverythingButAFailedNotification) {
+  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED");
+  EXPECT_EQ(actions_.renotify("CHG-1", notifier_).kind, Kind::Refused);
+  table_.records["CHG-1"] = record(idem::ClaimState::Failed, "FAILED_PERMANENT");
+  EXPECT_EQ(actions_.renotify("CHG-1", notifier_).kind, Kind::Refused);
+  // A kept payload that does not hash to the record's payloadHash is never used.
+  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
+  table_.records["CHG-1"].payload = "v1|CHG-1|ACC-0012345678|SMS_ALERT_FEE|9999|INR|2026-11-30";
+  const OperatorOutcome tampered = actions_.renotify("CHG-1", notifier_);
+  EXPECT_EQ(tampered.kind, Kind::Refused);
+  EXPECT_THAT(tampered.detail, HasSubstr("does not match the record's payloadHash"));
+  EXPECT_TRUE(notifier_.keys().empty()) << "nothing was sent";
+  EXPECT_EQ(table_.writes, 0);
+}
+
+}  // namespace
+}  // namespace ic::application
