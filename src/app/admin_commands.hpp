@@ -9,6 +9,7 @@
 #include <string>
 
 #include "app/aws_stack.hpp"
+#include "app/settings.hpp"
 #include "core/time.hpp"
 
 namespace ic::app {
@@ -70,6 +71,7 @@ struct RenotifyOptions {
   std::string charge_id;  // empty with all_failed_notifications
   bool all_failed_notifications = false;
   std::string notification_url;
+  BankAuthSettings bank_auth;  // its notification token and the TLS files; not the core-banking one
   std::string actor;
   std::chrono::seconds retention{30 * 24 * 3600};
 };

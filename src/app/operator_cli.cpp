@@ -96,7 +96,9 @@ void add_renotify(CLI::App& app, SettingsSource& settings, OperatorCommandState&
            "  charge-recovery renotify CHG-20261130-000123\n"
            "  charge-recovery renotify --all-failed-notifications");
   settings.add_flags(*cmd, kAwsSettings);
-  settings.add_flags(*cmd, {"IDEMPOTENCY_TABLE", "NOTIFICATION_URL", "RETENTION_DAYS"});
+  settings.add_flags(
+      *cmd, {"IDEMPOTENCY_TABLE", "NOTIFICATION_URL", "RETENTION_DAYS", "NOTIFICATION_TOKEN_FILE",
+             "BANK_TLS_CERT_FILE", "BANK_TLS_KEY_FILE", "BANK_TLS_CA_FILE"});
   auto* id = cmd->add_option("chargeId", options.charge_id, "the charge's business key");
   auto* all = cmd->add_flag("--all-failed-notifications", options.all_failed_notifications,
                             "every DEBITED_NOTIFICATION_FAILED charge");
@@ -115,8 +117,14 @@ void add_renotify(CLI::App& app, SettingsSource& settings, OperatorCommandState&
       exit_code = !table ? table.error() : report(url.error());
       return;
     }
+    auto bank_auth = load_bank_auth(settings);
+    if (!bank_auth) {
+      exit_code = report(bank_auth.error());
+      return;
+    }
     std::tie(options.table, options.retention) = *table;
     options.notification_url = *url;
+    options.bank_auth = *bank_auth;
     options.actor = actor_or_default(actor, settings);
     exit_code = with_aws(settings, [&options](AwsStack& aws) { return renotify(aws, options); });
   });

@@ -173,8 +173,11 @@ int renotify(AwsStack& aws, const RenotifyOptions& options) {
   const auto table = charge_table(options.table, options.retention);
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(), table);
   dynamodb::DynamoDbOperatorStore operators(aws.dynamodb(), table);
-  http::CurlHttpTransport transport;
-  bank::NotificationClient notifier(transport, *endpoint);
+  auto token =
+      open_token_file("NOTIFICATION_TOKEN_FILE", options.bank_auth.notification_token_file);
+  if (!token) return report(token.error());
+  http::CurlHttpTransport transport(options.bank_auth.bank_tls);
+  bank::NotificationClient notifier(transport, *endpoint, token->get());
   RandomTokens tokens;
   application::OperatorActions actions(store, operators, real_clock(), tokens, options.actor);
   if (!options.all_failed_notifications) {

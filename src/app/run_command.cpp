@@ -23,7 +23,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-
 // SIGTERM/SIGINT are blocked in every thread and taken by one waiter, which asks the container
 // to stop: a signal handler could do nothing of the sort safely.
 class ShutdownSignals {
@@ -54,6 +53,13 @@ class ShutdownSignals {
 
 // A configured token file must hold a usable token at start-up; later failures (a rotation
 // gone wrong) make calls DebitMisconfigured instead. nullptr when the setting is unset.
+int startup_failure(obs::Logger& log, std::string_view what, std::string_view detail) {
+  log.error("start-up failed", {{"step", what}, {"detail", detail}});
+  return 1;
+}
+
+}  // namespace
+
 std::expected<std::unique_ptr<bank::BearerTokenFile>, ConfigError> open_token_file(
     std::string_view setting, const std::string& path) {
   if (path.empty()) return nullptr;
@@ -64,13 +70,6 @@ std::expected<std::unique_ptr<bank::BearerTokenFile>, ConfigError> open_token_fi
   return token;
 }
 
-int startup_failure(obs::Logger& log, std::string_view what, std::string_view detail) {
-  log.error("start-up failed", {{"step", what}, {"detail", detail}});
-  return 1;
-}
-
-}  // namespace
-
 int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   auto level = obs::parse_log_level(settings.log_level);
   if (!level) return report({"LOG_LEVEL: " + level.error()});
@@ -80,9 +79,11 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   auto notify_endpoint = bank::BankEndpoint::create(settings.notification_url, kBankTimeouts);
   if (!bank_endpoint) return report({"CORE_BANKING_URL: " + bank_endpoint.error()});
   if (!notify_endpoint) return report({"NOTIFICATION_URL: " + notify_endpoint.error()});
-  auto bank_token = open_token_file("CORE_BANKING_TOKEN_FILE", settings.core_banking_token_file);
+  auto bank_token =
+      open_token_file("CORE_BANKING_TOKEN_FILE", settings.bank_auth.core_banking_token_file);
   if (!bank_token) return report(bank_token.error());
-  auto notify_token = open_token_file("NOTIFICATION_TOKEN_FILE", settings.notification_token_file);
+  auto notify_token =
+      open_token_file("NOTIFICATION_TOKEN_FILE", settings.bank_auth.notification_token_file);
   if (!notify_token) return report(notify_token.error());
 
   ShutdownSignals signals;  // before any thread starts, so all of them inherit the mask
@@ -94,7 +95,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
                                            charge_table(settings.table, settings.retention));
   sqs::SqsQueue queue(aws.sqs(), settings.queue_url, settings.dlq_url);
-  http::CurlHttpTransport bank_transport(settings.bank_tls);
+  http::CurlHttpTransport bank_transport(settings.bank_auth.bank_tls);
   bank::CoreBankingClient bank(bank_transport, *bank_endpoint, bank_token->get());
   bank::NotificationClient notifier(bank_transport, *notify_endpoint, notify_token->get());
   const Clock& clock = real_clock();

@@ -1,6 +1,9 @@
 // `charge-recovery run`: wires the adapters into the service and consumes until SIGTERM/SIGINT.
 #pragma once
 
+#include <memory>
+
+#include "adapters/bank_http/bearer_token_file.hpp"
 #include "app/settings.hpp"
 #include "http/http_transport.hpp"
 
@@ -10,6 +13,11 @@ namespace ic::app {
 // timeout is safe to retry because the bank dedupes on chargeId. `renotify` uses it too.
 inline constexpr http::HttpTimeouts kBankTimeouts{.connect = std::chrono::seconds(2),
                                                   .total = std::chrono::seconds(10)};
+
+// The token file a *_TOKEN_FILE setting names, read once now so a bad one stops start-up; null
+// when the setting is empty (no Authorization header).
+[[nodiscard]] std::expected<std::unique_ptr<bank::BearerTokenFile>, ConfigError> open_token_file(
+    std::string_view setting, const std::string& path);
 
 // Returns the exit code: 0 after a graceful shutdown, non-zero when start-up failed.
 [[nodiscard]] int run_consumer(const RunSettings& settings, const aws::EnvLookup& env);

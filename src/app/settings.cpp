@@ -163,6 +163,24 @@ std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& 
                      aws::resolve_endpoint("dynamodb", *region, env)};
 }
 
+std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource& s) {
+  BankAuthSettings out;
+  for (auto [env, target] : {std::pair{"CORE_BANKING_TOKEN_FILE", &out.core_banking_token_file},
+                             std::pair{"NOTIFICATION_TOKEN_FILE", &out.notification_token_file},
+                             std::pair{"BANK_TLS_CERT_FILE", &out.bank_tls.cert_file},
+                             std::pair{"BANK_TLS_KEY_FILE", &out.bank_tls.key_file},
+                             std::pair{"BANK_TLS_CA_FILE", &out.bank_tls.ca_file}}) {
+    auto file = s.readable_file(env);
+    if (!file) return std::unexpected(file.error());
+    *target = *file;
+  }
+  if (out.bank_tls.cert_file.empty() != out.bank_tls.key_file.empty()) {
+    return std::unexpected(ConfigError{
+        "BANK_TLS_KEY_FILE: BANK_TLS_CERT_FILE and BANK_TLS_KEY_FILE must be set together"});
+  }
+  return out;
+}
+
 std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s) {
   RunSettings out;
   // Checked in a fixed order so the first problem reported is deterministic.
@@ -201,19 +219,9 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto probe_interval = s.integer("PROBE_INTERVAL_SECONDS", 1, 3600);
   if (!probe_interval) return std::unexpected(probe_interval.error());
   out.probe_interval = std::chrono::seconds(*probe_interval);
-  for (auto [env, target] : {std::pair{"CORE_BANKING_TOKEN_FILE", &out.core_banking_token_file},
-                             std::pair{"NOTIFICATION_TOKEN_FILE", &out.notification_token_file},
-                             std::pair{"BANK_TLS_CERT_FILE", &out.bank_tls.cert_file},
-                             std::pair{"BANK_TLS_KEY_FILE", &out.bank_tls.key_file},
-                             std::pair{"BANK_TLS_CA_FILE", &out.bank_tls.ca_file}}) {
-    auto file = s.readable_file(env);
-    if (!file) return std::unexpected(file.error());
-    *target = *file;
-  }
-  if (out.bank_tls.cert_file.empty() != out.bank_tls.key_file.empty()) {
-    return std::unexpected(ConfigError{
-        "BANK_TLS_KEY_FILE: BANK_TLS_CERT_FILE and BANK_TLS_KEY_FILE must be set together"});
-  }
+  auto bank_auth = load_bank_auth(s);
+  if (!bank_auth) return std::unexpected(bank_auth.error());
+  out.bank_auth = *bank_auth;
   return out;
 }
 

@@ -71,6 +71,13 @@ struct AwsSettings {
   std::string dynamodb_endpoint;
 };
 
+// How we authenticate to core banking and the notification API (`run`, and `renotify`).
+struct BankAuthSettings {
+  std::string core_banking_token_file;  // empty: no Authorization header
+  std::string notification_token_file;  // idem
+  http::TlsClientFiles bank_tls;        // both bank APIs; empty fields: libcurl's defaults
+};
+
 struct RunSettings {
   AwsSettings aws;
   std::string queue_url;
@@ -85,12 +92,11 @@ struct RunSettings {
   std::string log_level;
   std::chrono::seconds shutdown_grace{30};
   std::chrono::seconds probe_interval{15};
-  std::string core_banking_token_file;  // empty: no Authorization header
-  std::string notification_token_file;  // idem
-  http::TlsClientFiles bank_tls;        // both bank APIs; empty fields: libcurl's defaults
+  BankAuthSettings bank_auth;
 };
 
 [[nodiscard]] std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s);
+[[nodiscard]] std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource& s);
 [[nodiscard]] std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s);
 
 }  // namespace ic::app

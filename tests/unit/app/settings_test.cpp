@@ -155,8 +155,8 @@ TEST_F(SettingsTest, EmptyEnvironmentValuesCountAsUnset) {
 TEST_F(SettingsTest, BankAuthFilesAreOptionalAndCheckedWhenGiven) {
   auto none = load();
   ASSERT_TRUE(none) << none.error().line;
-  EXPECT_EQ(none->core_banking_token_file, "");
-  EXPECT_EQ(none->bank_tls.cert_file, "");
+  EXPECT_EQ(none->bank_auth.core_banking_token_file, "");
+  EXPECT_EQ(none->bank_auth.bank_tls.cert_file, "");
 
   const std::string readable = IC_SOURCE_DIR "/README.md";
   for (const auto* name : {"CORE_BANKING_TOKEN_FILE", "NOTIFICATION_TOKEN_FILE",
@@ -165,9 +165,9 @@ TEST_F(SettingsTest, BankAuthFilesAreOptionalAndCheckedWhenGiven) {
   }
   auto all = load();
   ASSERT_TRUE(all) << all.error().line;
-  EXPECT_EQ(all->notification_token_file, readable);
-  EXPECT_EQ(all->bank_tls.key_file, readable);
-  EXPECT_EQ(all->bank_tls.ca_file, readable);
+  EXPECT_EQ(all->bank_auth.notification_token_file, readable);
+  EXPECT_EQ(all->bank_auth.bank_tls.key_file, readable);
+  EXPECT_EQ(all->bank_auth.bank_tls.ca_file, readable);
 
   env["BANK_TLS_CA_FILE"] = "/nonexistent/ca.pem";
   auto unreadable = load();
