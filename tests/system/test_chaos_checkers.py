@@ -59,7 +59,8 @@ def clean_run() -> Run:
         source_depth=0,
         lease_ms=LEASE_MS,
         offsets_ms={"c1.0": 0, "c2.0": 0, "c3.0": 0},
-        drain_seconds=5.0,
+        quiet_from=101.0,
+        drained_at=103.0,
         drain_bound_seconds=30.0,
     )
 
@@ -141,6 +142,16 @@ def test_c4_catches_a_stale_completion() -> None:
     assert only_failure(run) == "C4"
 
 
+def test_c4_accepts_an_unlogged_final_write_only_from_the_newest_claim_of_a_killed_writer() -> None:
+    run = clean_run()
+    run.events = [e for e in run.events if not (e["type"] == "recorded" and e["chargeId"] == "CHG-A")]
+    assert not verdicts(run)["C4"].ok, "a final record nobody wrote"
+    run.events.append({"t": 102.3, "type": "fault", "action": "kill", "consumer": "c2.0"})
+    assert verdicts(run)["C4"].ok, "c2 held the newest claim and was killed before it could log"
+    run.records["CHG-A"]["claimToken"] = "ta"
+    assert not verdicts(run)["C4"].ok, "the table holds a superseded claim's token"
+
+
 def test_c4_counts_fenced_writes_without_failing() -> None:
     run = clean_run()
     run.events.append({"t": 103.0, "type": "fenced", "chargeId": "CHG-A", "claimToken": "ta", "consumer": "c1.0"})
@@ -187,9 +198,10 @@ def test_c4l_allows_a_takeover_after_the_holder_died_or_its_lease_ended() -> Non
 
 def test_c5_catches_a_slow_or_missing_drain() -> None:
     run = clean_run()
-    run.drain_seconds = 31.0
+    run.drained_at = 140.0  # CHG-A settled at 102.2, then nothing for 37.8 s
     assert only_failure(run) == "C5"
-    run.drain_seconds = None
+    assert verdicts(run)["C5"].counts == {"drainSeconds": 39.0, "maxStall": 37.8}
+    run.drained_at = None
     assert only_failure(run) == "C5"
     assert checkers.drain_bound_seconds(4, 1, 0) == pytest.approx(2 * 4 + 2 + 10 + 10)
     assert checkers.drain_bound_seconds(4, 100, 0) == pytest.approx(2 * 4 + 300 + 10 + 10)

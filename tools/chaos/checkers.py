@@ -16,7 +16,12 @@ shows it is caught.
   still inside its own lease by its own clock. Needs skew + heartbeat lateness <= lease/2
   (docs/model-check.md), so it is asserted only when the run's skew is within that bound and
   reported otherwise.
-- C5 drained within visibility + lease + backoff (+ bank timeout, + skew) after the last fault.
+- C5 drains within visibility + lease + backoff (+ bank timeout, + skew) after the last fault:
+  from the moment the faults and the producer stop until the source queue is empty, progress
+  (a charge settled: final write, DUPLICATE_DONE ack or DLQ forward) never stalls longer than
+  that bound, and the queue does empty. A backlog left by the faults drains at the stack's own
+  speed, which on a shared machine says nothing about the protocol, so it is the longest stall
+  that is bounded, not the whole drain; the drain time is reported.
 """
 
 from __future__ import annotations
@@ -71,7 +76,8 @@ class Run:
     wipes: list[float] = field(default_factory=list)
     offsets_ms: dict[str, int] = field(default_factory=dict)
     heartbeat_margin_ms: int = 0
-    drain_seconds: float | None = None
+    quiet_from: float | None = None  # last fault over and last message sent
+    drained_at: float | None = None  # source queue empty (None: it never was)
     drain_bound_seconds: float | None = None
 
     def of_type(self, *types: str) -> list[Event]:
@@ -216,8 +222,15 @@ def c4_no_stale_completion(run: Run) -> CheckResult:
             record = run.records.get(key)
             if record is not None and record.get("claimToken") != token:
                 problems.append(f"{key}: table token {str(record.get('claimToken'))[:8]} is not the writer's {token[:8]}")
+    died = {e["consumer"]: e["t"] for e in run.of_type("fault") if e.get("action") == "kill" and "consumer" in e}
     for key, record in run.records.items():
-        if record.get("state") in ("DONE", "FAILED") and (key, last_epoch) not in writes:
+        if record.get("state") not in ("DONE", "FAILED") or (key, last_epoch) in writes:
+            continue
+        # A writer SIGKILLed between its write and its log line leaves no `recorded` event:
+        # the table's token must then be the newest claim's, and that claim's process killed.
+        acquired = [c for c in claims.get(key, []) if run.epoch(c["t"]) == last_epoch]
+        newest = max(acquired, key=lambda c: c.get("fence") or 0, default=None)
+        if newest is None or newest.get("claimToken") != record.get("claimToken") or newest["consumer"] not in died:
             problems.append(f"{key}: final in the table but no accepted final write in the history")
     counts = {"fenced": len(fenced), "finalWrites": sum(len(t) for t in writes.values())}
     detail = f"{counts['finalWrites']} accepted final writes, {len(fenced)} fenced writes refused"
@@ -267,12 +280,24 @@ def c4l_one_live_claim(run: Run) -> CheckResult:
     return CheckResult("C4L", not overlaps, detail, asserted=within, counts={"overlaps": len(overlaps), "skewMs": skew})
 
 
+SETTLING = ("recorded", "dlq")
+
+
 def c5_drain_bound(run: Run) -> CheckResult:
-    if run.drain_seconds is None or run.drain_bound_seconds is None:
-        return CheckResult("C5", False, "the queue did not drain", counts={"drainSeconds": None})
-    ok = run.drain_seconds <= run.drain_bound_seconds
-    detail = f"drained {run.drain_seconds:.1f} s after the last fault (bound {run.drain_bound_seconds:.1f} s)"
-    return CheckResult("C5", ok, detail, counts={"drainSeconds": round(run.drain_seconds, 1)})
+    if run.drained_at is None or run.quiet_from is None or run.drain_bound_seconds is None:
+        return CheckResult("C5", False, "the source queue did not drain", counts={"drainSeconds": None, "maxStall": None})
+    settled = sorted(
+        e["t"] for e in run.events
+        if (e["type"] in SETTLING or (e["type"] == "claim" and e.get("outcome") == "DUPLICATE_DONE"))
+        and run.quiet_from <= e["t"] <= run.drained_at
+    )
+    points = [run.quiet_from, *settled, run.drained_at]
+    stall = max(b - a for a, b in zip(points, points[1:]))
+    drain = run.drained_at - run.quiet_from
+    ok = stall <= run.drain_bound_seconds
+    detail = (f"drained {drain:.1f} s after the last fault or send; longest stall {stall:.1f} s "
+              f"(bound {run.drain_bound_seconds:.1f} s)")
+    return CheckResult("C5", ok, detail, counts={"drainSeconds": round(drain, 1), "maxStall": round(stall, 1)})
 
 
 CHECKERS = (c1_no_double_debit, c2_nothing_lost, c3_money_conserved, c4_no_stale_completion, c4l_one_live_claim, c5_drain_bound)

@@ -10,7 +10,7 @@ from tools.chaos.checkers import CheckResult
 from tools.chaos.history import Event
 
 COLUMNS = ["scenario", "seed", "charges", "messages", "attempts", "debits", "doubles", "lost", "fenced",
-           "overlaps", "drain s (bound)", "C1", "C2", "C3", "C4", "C4L", "C5"]
+           "overlaps", "drain s", "max stall s (bound)", "C1", "C2", "C3", "C4", "C4L", "C5"]
 
 
 def row(scenario: str, seed: int, charges: int, messages: int, results: list[CheckResult]) -> dict[str, Any]:
@@ -27,7 +27,8 @@ def row(scenario: str, seed: int, charges: int, messages: int, results: list[Che
         "lost": by["C2"].counts.get("lost"),
         "fenced": by["C4"].counts.get("fenced"),
         "overlaps": by["C4L"].counts.get("overlaps"),
-        "drain s (bound)": f"{drain} ({by['C5'].detail.rsplit('bound ', 1)[-1].rstrip(')')})" if drain is not None else "no drain",
+        "drain s": drain if drain is not None else "no drain",
+        "max stall s (bound)": f"{by['C5'].counts.get('maxStall')} ({by['C5'].detail.rsplit('bound ', 1)[-1].rstrip(')')})",
         **{name: ("pass" if r.ok else "FAIL") if r.asserted else ("n/a" if r.ok else "n/a (violated)") for name, r in by.items()},
     }
 

@@ -180,7 +180,8 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
         wipes=[e["t"] for e in events if e["type"] == "fault" and e.get("action") == "wipe"],
         offsets_ms={instance: offset for slot in stack.slots for instance, _, offset in slot.instances},
         heartbeat_margin_ms=HEARTBEAT_MARGIN_MS,
-        drain_seconds=None if drained_at is None else max(0.0, drained_at - quiet_from),
+        quiet_from=quiet_from,
+        drained_at=drained_at,
         drain_bound_seconds=checkers.drain_bound_seconds(LEASE_S, max(deliveries.values(), default=1), skew, BANK_TIMEOUT_S),
     )
     results = checkers.check_all(run)

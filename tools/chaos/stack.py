@@ -6,11 +6,17 @@ offset (libfaketime). Built on tools/local_stack."""
 from __future__ import annotations
 
 import os
+import queue
 import signal
+import threading
 import time
+from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 from tools.local_stack import ProcessManager, binary, provision_stack, start_fake_bank, start_moto, wait_until
 from tools.local_stack.charge_recovery import Consumer, _started, parse_assignments, provision_args, run_cli
@@ -51,8 +57,37 @@ class Slot:
         return f"c{self.index}.{self.restarts}"
 
 
+class Spawner:
+    """Starts processes on one thread that lives as long as the stack. Children die with the
+    thread that forked them (PR_SET_PDEATHSIG, tools/local_stack/processes.py), so a process
+    the nemesis restarts must not be forked by the nemesis's short-lived threads."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.Queue[tuple[Callable[[], Any], Future[Any]] | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._run, name="spawner", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while (job := self._jobs.get()) is not None:
+            call, future = job
+            try:
+                future.set_result(call())
+            except BaseException as e:
+                future.set_exception(e)
+
+    def call(self, fn: Callable[[], T]) -> T:
+        future: Future[T] = Future()
+        self._jobs.put((fn, future))
+        return future.result()
+
+    def close(self) -> None:
+        self._jobs.put(None)
+        self._thread.join()
+
+
 class ChaosStack:
     def __init__(self, log_dir: Path, lease_seconds: int, workers: int, max_receive_count: int, seed: int) -> None:
+        self.spawner = Spawner()
         self.manager = ProcessManager(log_dir)
         self.lease_seconds = lease_seconds
         self.workers = workers
@@ -115,7 +150,9 @@ class ChaosStack:
             self.start(slot)
 
     def start(self, slot: Slot) -> None:
-        proc = self.manager.start(slot.name, [str(binary()), "run"], env=self.consumer_env(slot), ready=_started, timeout=30)
+        env = self.consumer_env(slot)
+        proc = self.spawner.call(
+            lambda: self.manager.start(slot.name, [str(binary()), "run"], env=env, ready=_started, timeout=30))
         slot.consumer = Consumer(proc)
         slot.instances.append((slot.name, proc, slot.offset_ms))
 
@@ -165,7 +202,8 @@ class ChaosStack:
         deadline = time.monotonic() + 30
         while True:  # the port can take a moment to be free again
             try:
-                proc = self.manager.start("moto-dynamodb", argv, ready=json_event("listening"), timeout=30)
+                proc = self.spawner.call(
+                    lambda: self.manager.start("moto-dynamodb", argv, ready=json_event("listening"), timeout=30))
                 break
             except Exception:
                 if time.monotonic() > deadline:
@@ -223,7 +261,10 @@ class ChaosStack:
             self.resume_store()
         except ProcessLookupError:
             pass
-        self.manager.stop_all()
+        try:
+            self.manager.stop_all()
+        finally:
+            self.spawner.close()
 
 
 __all__ = ["ChaosStack", "Slot", "faketime_env", "provision_stack"]
