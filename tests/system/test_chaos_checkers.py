@@ -200,7 +200,7 @@ def test_c5_catches_a_slow_or_missing_drain() -> None:
     run = clean_run()
     run.drained_at = 140.0  # CHG-A settled at 102.2, then nothing for 37.8 s
     assert only_failure(run) == "C5"
-    assert verdicts(run)["C5"].counts == {"drainSeconds": 39.0, "maxStall": 37.8}
+    assert verdicts(run)["C5"].counts == {"drainSeconds": 39.0, "maxStall": 37.8, "bound": 30.0}
     run.drained_at = None
     assert only_failure(run) == "C5"
     assert checkers.drain_bound_seconds(4, 1, 0) == pytest.approx(2 * 4 + 2 + 10 + 10)

@@ -297,7 +297,8 @@ def c5_drain_bound(run: Run) -> CheckResult:
     ok = stall <= run.drain_bound_seconds
     detail = (f"drained {drain:.1f} s after the last fault or send; longest stall {stall:.1f} s "
               f"(bound {run.drain_bound_seconds:.1f} s)")
-    return CheckResult("C5", ok, detail, counts={"drainSeconds": round(drain, 1), "maxStall": round(stall, 1)})
+    return CheckResult("C5", ok, detail, counts={"drainSeconds": round(drain, 1), "maxStall": round(stall, 1),
+                                                 "bound": round(run.drain_bound_seconds, 1)})
 
 
 CHECKERS = (c1_no_double_debit, c2_nothing_lost, c3_money_conserved, c4_no_stale_completion, c4l_one_live_claim, c5_drain_bound)

@@ -52,10 +52,6 @@ class History:
             self._file.close()
 
 
-def load(path: Path) -> list[Event]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-
-
 def parse_ts(ts: str) -> float:
     """`2026-12-01T03:19:35.648Z` (our logs' format) as epoch seconds."""
     base, _, rest = ts.rstrip("Z").partition(".")

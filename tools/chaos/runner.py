@@ -20,7 +20,7 @@ from typing import Any
 
 from tools.chaos import checkers, report
 from tools.chaos.history import History, bank_events, consumer_events
-from tools.chaos.nemesis import BANK_TIMEOUT_S, Nemesis, Step
+from tools.chaos.nemesis import BANK_TIMEOUT_S, BASE_FAULTS, Nemesis, Step
 from tools.chaos.stack import ChaosStack
 from tools.chaos.workload import Workload, make_workload
 from tools.local_stack.paths import REPO_ROOT
@@ -134,7 +134,7 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
     stack = ChaosStack(directory / "logs", LEASE_S, WORKERS, MAX_RECEIVE_COUNT, seed)
     try:
         stack.provision(f"{name}-{seed}")
-        stack.bank.set_faults({"permanentFailures": {"ACC-CLOSED": "ACCOUNT_CLOSED"}})
+        stack.bank.set_faults(BASE_FAULTS)
         stack.start_consumers(offsets)
         sampler = Sampler(stack, history)
         sampler.start()

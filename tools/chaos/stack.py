@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-from tools.local_stack import ProcessManager, binary, provision_stack, start_fake_bank, start_moto, wait_until
+from tools.local_stack import ProcessManager, binary, start_fake_bank, start_moto, wait_until
 from tools.local_stack.charge_recovery import Consumer, _started, parse_assignments, provision_args, run_cli
 from tools.local_stack.moto import MotoServer
 from tools.local_stack.paths import PYTHON
@@ -263,5 +263,3 @@ class ChaosStack:
         finally:
             self.spawner.close()
 
-
-__all__ = ["ChaosStack", "Slot", "faketime_env", "provision_stack"]
