@@ -288,3 +288,34 @@ def test_concurrent_sends_receives_and_deletes_lose_nothing(moto: MotoServer) ->
     assert received == sent, f"{len(sent - received)} messages sent but never received"
     assert left == 0, f"{left} messages still on the queue after every one was deleted"
 
+
+
+def test_sqs_requests_are_served_while_a_long_poll_waits_and_the_poll_wakes_on_a_send(moto: MotoServer) -> None:
+    # The SQS lock is released while a long poll waits (release_sqs_lock_while_waiting): other
+    # SQS calls go through, and a send wakes the poll as in plain moto.
+    sqs = moto.sqs()
+    waiting = sqs.create_queue(QueueName="waiting")["QueueUrl"]
+    other = sqs.create_queue(QueueName="other")["QueueUrl"]
+    poll: dict[str, Any] = {}
+
+    def long_poll() -> None:
+        started = time.monotonic()
+        poll["messages"] = sqs.receive_message(QueueUrl=waiting, WaitTimeSeconds=20).get("Messages", [])
+        poll["seconds"] = time.monotonic() - started
+
+    poller = threading.Thread(target=long_poll)
+    poller.start()
+    try:
+        time.sleep(0.5)  # let the poll reach its wait; nothing below depends on the exact moment
+        started = time.monotonic()
+        for n in range(5):
+            sqs.send_message(QueueUrl=other, MessageBody=f"other-{n}")
+        assert len(sqs.receive_message(QueueUrl=other, MaxNumberOfMessages=10).get("Messages", [])) >= 1
+        other_calls = time.monotonic() - started
+        sqs.send_message(QueueUrl=waiting, MessageBody="wake")
+    finally:
+        poller.join(timeout=30)
+    assert not poller.is_alive()
+    assert [m["Body"] for m in poll["messages"]] == ["wake"]
+    assert poll["seconds"] < 15, "the poll should return on the send, not at its 20 s timeout"
+    assert other_calls < poll["seconds"], "the other queue's calls waited for the long poll"
