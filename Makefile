@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 VENV_PY := .venv/bin/python
 
 .PHONY: demo deps build test unit-test system-test asan-test tsan-test sanitize-test clang-check \
-        model-check bench format format-check clean release-build bench-smoke
+        model-check bench chaos format format-check clean release-build bench-smoke
 
 deps:
 	@scripts/install-deps.sh
@@ -78,3 +78,9 @@ format-check:
 
 clean:
 	rm -rf build
+
+# Fault campaign over the local stack (docs/chaos.md): CHARGES per scenario, SEED replays a run,
+# SCENARIOS picks some (comma-separated). Exits non-zero if a checker fails.
+CHARGES ?= 1000
+chaos: build
+	$(VENV_PY) -m tools.chaos --charges $(CHARGES) $(if $(SEED),--seed $(SEED)) $(if $(SCENARIOS),--scenarios $(SCENARIOS))

@@ -1,7 +1,7 @@
 """Launcher for moto server (SQS + DynamoDB emulator) that makes DynamoDB atomic.
 
     .venv/bin/python tools/moto_server.py [--port 0] [--port-file F] [--no-dynamodb-lock]
-                                          [--enforce-iam-gaps]
+                                          [--no-sqs-lock] [--enforce-iam-gaps]
                                           [--log-level debug|info|warning|error]
     (or: .venv/bin/python -m tools.moto_server ...)
 
@@ -11,8 +11,21 @@ pass their condition, a race real DynamoDB never has. A concurrency test of our 
 protocol is only evidence if the store is atomic, so this launcher wraps moto's WSGI app
 (the same DomainDispatcherApplication that `moto_server` runs) with one lock taken by every
 request whose X-Amz-Target starts with "DynamoDB_" (and by POST /moto-api/reset, so a reset
-never interleaves with a write). SQS requests, including 20 s long polls, stay concurrent.
-`--no-dynamodb-lock` removes the lock, for negative controls.
+never interleaves with a write). `--no-dynamodb-lock` removes the lock, for negative controls.
+
+moto's SQS backend is not thread-safe either: DeleteMessage rebuilds the queue's message list
+from a snapshot, so a send or another delete racing it is undone (a message sent is lost, or
+one deleted comes back; measured: 70 messages left on a queue after 2,600 successful deletes).
+So every other request (SQS) takes a second lock, and the reset takes both. A long poll must
+not hold it while it waits, or one idle receiver would stall every producer: moto's receive
+loop waits for messages in Queue.wait_for_messages, which this launcher patches to release the
+SQS lock for the wait and take it back before looking again, so long polls wait concurrently
+and only their scans of the queue are serialised. `--no-sqs-lock` removes this lock.
+
+moto also builds every queue attribute, counting the whole queue, for each message it hands
+out (the retention check) and for each message sent, so a deep queue is quadratic to fill and
+to drain: a pre-filled 2,600-message queue drained at 7 messages/s. The launcher patches both
+spots to read the one attribute they need (see avoid_queue_rescans).
 
 `--enforce-iam-gaps` makes moto's IAM check what AWS checks, for least-privilege tests of a
 real policy (tests/system/test_least_privilege.py). It only matters once authentication is
@@ -32,6 +45,7 @@ logs JSON lines on stderr, exits 0 on SIGTERM/SIGINT.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import logging
 import os
 import sys
@@ -51,24 +65,57 @@ WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 def needs_dynamodb_lock(environ: dict[str, Any]) -> bool:
     if environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB_"):
         return True
+    return is_reset(environ)
+
+
+def is_reset(environ: dict[str, Any]) -> bool:
     return environ.get("REQUEST_METHOD") == "POST" and environ.get("PATH_INFO") == "/moto-api/reset"
 
 
-class DynamoDbSerializer:
-    """WSGI middleware: runs DynamoDB requests one at a time, everything else untouched.
+def needs_sqs_lock(environ: dict[str, Any]) -> bool:
+    """Every request that is not DynamoDB's: the launcher serves only SQS besides DynamoDB,
+    and SQS requests come in either protocol (JSON with X-Amz-Target "AmazonSQS.*", or the
+    query protocol, which has no target header). moto's own /moto-api pages other than the
+    reset read no queue state worth serialising, but taking the lock for them is harmless."""
+    return is_reset(environ) or not environ.get("HTTP_X_AMZ_TARGET", "").startswith("DynamoDB_")
+
+
+class ServiceLocks:
+    """The launcher's two locks: one for DynamoDB, one for SQS (None when turned off)."""
+
+    def __init__(self, dynamodb: threading.Lock | None, sqs: threading.Lock | None) -> None:
+        self.dynamodb = dynamodb
+        self.sqs = sqs
+
+    def for_request(self, environ: dict[str, Any]) -> list[threading.Lock]:
+        """The locks a request takes, always in the order DynamoDB then SQS (no deadlock)."""
+        locks = []
+        if self.dynamodb is not None and needs_dynamodb_lock(environ):
+            locks.append(self.dynamodb)
+        if self.sqs is not None and needs_sqs_lock(environ):
+            locks.append(self.sqs)
+        return locks
+
+
+class Serializer:
+    """WSGI middleware: runs DynamoDB requests one at a time and SQS requests one at a time
+    (each service has its own lock, so a DynamoDB write never waits for an SQS scan).
 
     The response body is drained while the lock is held: a WSGI app may do its work lazily
     while the server iterates the body, after __call__ has returned.
     """
 
-    def __init__(self, app: WsgiApp, lock: threading.Lock | None) -> None:
+    def __init__(self, app: WsgiApp, locks: ServiceLocks) -> None:
         self._app = app
-        self._lock = lock
+        self._locks = locks
 
     def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Iterable[bytes]:
-        if self._lock is None or not needs_dynamodb_lock(environ):
+        locks = self._locks.for_request(environ)
+        if not locks:
             return self._app(environ, start_response)
-        with self._lock:
+        with contextlib.ExitStack() as held:
+            for lock in locks:
+                held.enter_context(lock)
             result = self._app(environ, start_response)
             try:
                 body = b"".join(result)
@@ -77,6 +124,67 @@ class DynamoDbSerializer:
                 if close is not None:
                     close()
         return [body]
+
+
+def release_sqs_lock_while_waiting(sqs_lock: threading.Lock) -> None:
+    """Patch moto's long-poll wait (Queue.wait_for_messages, called only from the receive loop
+    of a request that holds `sqs_lock`) to release the lock while it waits. A send notifies the
+    queue's condition, so a waiting poll wakes as it would without the lock; it then takes the
+    lock again before it looks at the queue."""
+    from moto.sqs.models import Queue
+
+    original = Queue.wait_for_messages
+
+    def wait_for_messages(self: Any, timeout: int) -> None:
+        sqs_lock.release()
+        try:
+            original(self, timeout)
+        finally:
+            sqs_lock.acquire()
+
+    Queue.wait_for_messages = wait_for_messages  # type: ignore[method-assign]
+
+
+def avoid_queue_rescans() -> None:
+    """Patch the two spots where moto builds every queue attribute, which counts the whole queue
+    three times (visible, in flight, delayed), only to read one constant attribute:
+
+    - the retention check of each message a receive hands out reads MessageRetentionPeriod;
+    - each SendMessage (and each entry of a batch) reads ContentBasedDeduplication.
+
+    With them a receive or a send costs O(queue depth) per message, so a deep queue slows to a
+    crawl (a pre-filled 2,600-message queue drained at 7 messages/s, and filled at about as
+    many). The patched versions read the attribute itself; results are unchanged.
+    GetQueueAttributes still counts, as it must."""
+    from moto.core.utils import unix_time
+    from moto.sqs.models import Queue, SQSBackend
+
+    def is_message_valid_based_on_retention_period(self: Any, queue_name: str, message: Any) -> bool:
+        retention_period = int(self.get_queue(queue_name).message_retention_period)
+        return retention_period + message.sent_timestamp / 1000 > unix_time()
+
+    SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
+
+    sending = threading.local()
+    all_attributes = Queue.attributes.fget  # type: ignore[attr-defined]
+
+    def attributes(self: Any) -> dict[str, Any]:
+        if getattr(sending, "active", False):
+            # send_message and _validate_message read only this one (as "true"/"false").
+            return {"ContentBasedDeduplication": str(bool(self.content_based_deduplication)).lower()}
+        return all_attributes(self)
+
+    original_send = SQSBackend.send_message
+
+    def send_message(self: Any, *args: Any, **kwargs: Any) -> Any:
+        sending.active = True
+        try:
+            return original_send(self, *args, **kwargs)
+        finally:
+            sending.active = False
+
+    Queue.attributes = property(attributes)  # type: ignore[assignment,method-assign]
+    SQSBackend.send_message = send_message  # type: ignore[method-assign]
 
 
 class _JsonLogHandler(logging.Handler):
@@ -187,6 +295,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         help="serve DynamoDB requests concurrently, as plain moto does (negative controls only)",
     )
     parser.add_argument(
+        "--no-sqs-lock",
+        action="store_true",
+        help="serve SQS requests concurrently, as plain moto does (negative controls only)",
+    )
+    parser.add_argument(
         "--enforce-iam-gaps",
         action="store_true",
         help="authorise DynamoDB on table ARNs, SQS QueueName requests on queue ARNs and SQS batch "
@@ -225,7 +338,11 @@ def main(argv: list[str] | None = None) -> int:
     moto_app = DomainDispatcherApplication(create_backend_app)
     moto_app.debug = True  # type: ignore[attr-defined]  # as moto.server.main does
     lock = None if args.no_dynamodb_lock else threading.Lock()
-    app = DynamoDbSerializer(moto_app, lock)
+    sqs_lock = None if args.no_sqs_lock else threading.Lock()
+    if sqs_lock is not None:
+        release_sqs_lock_while_waiting(sqs_lock)
+    avoid_queue_rescans()
+    app = Serializer(moto_app, ServiceLocks(lock, sqs_lock))
 
     stop = StopSignal()
     try:
@@ -244,6 +361,7 @@ def main(argv: list[str] | None = None) -> int:
         host=args.host,
         port=port,
         dynamodbLock=lock is not None,
+        sqsLock=sqs_lock is not None,
         enforceIamGaps=args.enforce_iam_gaps,
         initialNoAuthActionCount=os.environ.get("INITIAL_NO_AUTH_ACTION_COUNT"),
     )
@@ -252,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
         args.port_file,
         url=f"http://{args.host}:{port}",
         dynamodbLock=lock is not None,
+        sqsLock=sqs_lock is not None,
         enforceIamGaps=args.enforce_iam_gaps,
     )
     stop.wait(serving)

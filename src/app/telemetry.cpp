@@ -73,7 +73,11 @@ void Telemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& 
             {"outcome", outcome},
             {"fence", result.record.fence},
             {"holder", result.record.owner},
-            {"state", idem::to_string(result.record.state)}});
+            {"state", idem::to_string(result.record.state)},
+            // The claim's identity and lease (ours when ACQUIRED), so a fault history can
+            // check that only the live holder's final write is accepted (tools/chaos).
+            {"claimToken", result.record.claim_token},
+            {"leaseUntil", result.record.lease_until.time_since_epoch().count()}});
 }
 
 void Telemetry::debit_finished(const charge::Charge& c, const charge::DebitResult& result) {
@@ -139,20 +143,24 @@ void Telemetry::store_failed(const charge::Charge& c, idem::StoreOperation opera
   if (readiness_) readiness_->failed("store", error);  // after the failure's own line
 }
 
-void Telemetry::fenced(const charge::Charge& c, idem::StoreOperation operation) {
+void Telemetry::fenced(const charge::Charge& c, idem::StoreOperation operation,
+                       std::string_view claim_token) {
   if (readiness_) readiness_->succeeded("store");  // refused, but the store answered
   fenced_.with({idem::to_string(operation)}).inc();
   log_.error("claim lost to another worker; not acknowledging",
              {{"chargeId", c.id.value()},
               {"messageId", MessageScope::current()},
-              {"operation", idem::to_string(operation)}});
+              {"operation", idem::to_string(operation)},
+              {"claimToken", claim_token}});
 }
 
-void Telemetry::recorded(const charge::Charge& c, idem::StoreOperation operation) {
+void Telemetry::recorded(const charge::Charge& c, idem::StoreOperation operation,
+                         std::string_view claim_token) {
   if (readiness_) readiness_->succeeded("store");
   log_.info("recorded", {{"chargeId", c.id.value()},
                          {"messageId", MessageScope::current()},
-                         {"operation", idem::to_string(operation)}});
+                         {"operation", idem::to_string(operation)},
+                         {"claimToken", claim_token}});
 }
 
 void Telemetry::on_received(std::size_t count) {

@@ -51,8 +51,10 @@ class Telemetry final : public application::ChargeObserver,
                              const charge::NotificationResult& result) override;
   void store_failed(const charge::Charge& c, idem::StoreOperation operation,
                     const Error& error) override;
-  void fenced(const charge::Charge& c, idem::StoreOperation operation) override;
-  void recorded(const charge::Charge& c, idem::StoreOperation operation) override;
+  void fenced(const charge::Charge& c, idem::StoreOperation operation,
+              std::string_view claim_token) override;
+  void recorded(const charge::Charge& c, idem::StoreOperation operation,
+                std::string_view claim_token) override;
 
   // ListenerObserver
   void on_received(std::size_t count) override;

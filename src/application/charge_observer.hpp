@@ -2,6 +2,8 @@
 // metrics. Every hook defaults to nothing so a test overrides only what it checks.
 #pragma once
 
+#include <string_view>
+
 #include "core/error.hpp"
 #include "domain/charge.hpp"
 #include "domain/ports.hpp"
@@ -20,9 +22,12 @@ class ChargeObserver {
   // A store call failed after the store's own retries.
   virtual void store_failed(const charge::Charge&, idem::StoreOperation, const Error&) {}
   // Our complete/fail/release was refused because another worker holds the claim now.
-  virtual void fenced(const charge::Charge&, idem::StoreOperation) {}
-  // complete or fail took effect.
-  virtual void recorded(const charge::Charge&, idem::StoreOperation) {}
+  // `claim_token` is the token of our claim, so a history can tell which claim was fenced.
+  virtual void fenced(const charge::Charge&, idem::StoreOperation,
+                      std::string_view /*claim_token*/) {}
+  // complete or fail took effect, under the claim with this token.
+  virtual void recorded(const charge::Charge&, idem::StoreOperation,
+                        std::string_view /*claim_token*/) {}
 };
 
 }  // namespace ic::application

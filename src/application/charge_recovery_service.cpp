@@ -186,7 +186,7 @@ Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Cla
   if (!released) {
     observer_.store_failed(claim.charge, StoreOperation::Release, released.error());
   } else if (*released == WriteOutcome::Fenced) {
-    observer_.fenced(claim.charge, StoreOperation::Release);
+    observer_.fenced(claim.charge, StoreOperation::Release, claim.token);
   }
   return RetryLater{transient_backoff(delivery.receive_count), "debit_unavailable"};
 }
@@ -201,10 +201,10 @@ Disposition ChargeRecoveryService::after_final_write(
     return RetryLater{config_.lease, "store_unavailable"};
   }
   if (*written == WriteOutcome::Fenced) {
-    observer_.fenced(claim.charge, operation);
+    observer_.fenced(claim.charge, operation, claim.token);
     return RetryLater{config_.fenced_retry, "fenced"};
   }
-  observer_.recorded(claim.charge, operation);
+  observer_.recorded(claim.charge, operation, claim.token);
   return on_written;
 }
 

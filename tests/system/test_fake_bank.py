@@ -295,6 +295,19 @@ def test_commit_then_timeout_delivers_the_late_answer_to_a_patient_caller(fake_b
     assert time.monotonic() - started >= 0.29
 
 
+def test_hang_holds_the_debit_then_drops_it_without_committing(fake_bank: FakeBank) -> None:
+    fake_bank.set_faults(hang={"rate": 1.0, "delayMs": 600})
+    started = time.monotonic()
+    with pytest.raises((TimeoutError, ConnectionError)):
+        fake_bank.debit(debit_body("CHG-HANG"), timeout=5.0)
+    assert time.monotonic() - started >= 0.59, "the hang must hold the request for delayMs"
+    ledger = fake_bank.ledger()
+    assert ledger["debits"] == [], "a hung debit commits nothing"
+    assert ledger["stats"]["hangs"] == 1
+    fake_bank.set_faults(hang={"rate": 0.0})
+    assert fake_bank.debit(debit_body("CHG-HANG"), timeout=2.0).status == 201
+
+
 def test_commit_then_close_drops_the_connection_after_committing(fake_bank: FakeBank) -> None:
     fake_bank.set_faults(commitThenTimeout={"rate": 1.0, "mode": "close"})
     with pytest.raises(ConnectionError):  # http.client.RemoteDisconnected

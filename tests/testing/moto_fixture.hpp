@@ -1,6 +1,9 @@
 // A moto server (tools/moto_server.py, DynamoDB requests serialised) for C++ integration tests:
 // started on a free 127.0.0.1 port, reset between tests, stopped (SIGTERM, then SIGKILL) when
-// the owner goes away. Plus the AWS client wiring every DynamoDB test needs.
+// the owner goes away. Plus the AWS client wiring every DynamoDB test needs. Always the
+// launcher, never plain moto: the claim races need atomic conditional writes, and the SQS
+// tests count messages, which plain moto's SQS can lose or resurrect under concurrent requests
+// (the launcher serialises SQS too, long polls excepted).
 //
 //   auto moto = MotoServer::start({});           // once per test binary (see shared_moto())
 //   ASSERT_TRUE(moto->reset());                  // before each test

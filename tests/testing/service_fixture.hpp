@@ -15,7 +15,9 @@ namespace ic::testing {
 
 class CountingObserver final : public application::ChargeObserver {
  public:
-  void fenced(const charge::Charge&, idem::StoreOperation) override { ++fenced_count; }
+  void fenced(const charge::Charge&, idem::StoreOperation, std::string_view) override {
+    ++fenced_count;
+  }
   void store_failed(const charge::Charge&, idem::StoreOperation, const Error&) override {
     ++store_failures;
   }

@@ -113,6 +113,14 @@ class Bank:
         # No draw at rate 0, so enabling one fault does not shift another's sequence.
         return rate > 0.0 and self._rng.random() < rate
 
+    def hangs(self) -> int | None:
+        """Draws the hang fault for one debit: the milliseconds to hold it, or None."""
+        with self._lock:
+            if not self._draw(self._faults.hang.rate):
+                return None
+            self._stats["hangs"] += 1
+            return self._faults.hang.delay_ms
+
     def debit(self, request: DebitRequest) -> Outcome:
         with self._lock:
             faults = self._faults
@@ -171,6 +179,7 @@ class Bank:
                     "malformed",
                     "transientErrors",
                     "commitThenTimeouts",
+                    "hangs",
                     "notifications",
                     "notificationReplays",
                     "notificationFailures",

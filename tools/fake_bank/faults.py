@@ -76,6 +76,26 @@ class CommitThenTimeout:
 
 
 @dataclass(frozen=True)
+class Hang:
+    """Hold a debit without processing it (nothing is committed) for delay_ms, then drop the
+    connection without an answer: a bank that hangs beyond the caller's timeout (10 s for our
+    adapter). Drawn with `rate` per debit request, replays included."""
+
+    rate: float = 0.0
+    delay_ms: int = 15000
+
+    @staticmethod
+    def parse(obj: Any) -> Hang:
+        if not isinstance(obj, dict):
+            raise FaultConfigError("hang must be an object")
+        _take(obj, {"rate", "delayMs"}, "hang")
+        return Hang(rate=_rate(obj, "rate"), delay_ms=_millis(obj, "delayMs", 15000))
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rate": self.rate, "delayMs": self.delay_ms}
+
+
+@dataclass(frozen=True)
 class Faults:
     latency_ms: int = 0
     transient_error_rate: float = 0.0
@@ -84,6 +104,7 @@ class Faults:
     permanent_failures: tuple[tuple[str, str], ...] = ()
     notification_failure_rate: float = 0.0
     commit_then_timeout: CommitThenTimeout = field(default_factory=CommitThenTimeout)
+    hang: Hang = field(default_factory=Hang)
 
     @staticmethod
     def parse(obj: Any) -> Faults:
@@ -98,6 +119,7 @@ class Faults:
                 "permanentFailures",
                 "notificationFailureRate",
                 "commitThenTimeout",
+                "hang",
             },
             "faults",
         )
@@ -121,6 +143,7 @@ class Faults:
             permanent_failures=tuple(sorted(failures.items(), key=lambda kv: (-len(kv[0]), kv[0]))),
             notification_failure_rate=_rate(obj, "notificationFailureRate"),
             commit_then_timeout=CommitThenTimeout.parse(obj.get("commitThenTimeout", {})),
+            hang=Hang.parse(obj.get("hang", {})),
         )
 
     def permanent_failure_for(self, account_id: str) -> str | None:
@@ -137,4 +160,5 @@ class Faults:
             "permanentFailures": dict(self.permanent_failures),
             "notificationFailureRate": self.notification_failure_rate,
             "commitThenTimeout": self.commit_then_timeout.to_json(),
+            "hang": self.hang.to_json(),
         }

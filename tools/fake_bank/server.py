@@ -239,6 +239,13 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Reject(400, "MALFORMED_REQUEST", str(e)) from None
         self._fields.update(chargeId=request.charge_id, account=mask_account(request.account_id))
         self._pause(self.server.bank.faults.latency_ms)
+        hang_ms = self.server.bank.hangs()
+        if hang_ms is not None:
+            # Beyond the caller's timeout, nothing committed, no answer at all.
+            self._fields["outcome"] = "hang"
+            self._pause(hang_ms)
+            self.close_connection = True
+            return
         outcome = self.server.bank.debit(request)
         if outcome.withhold is None:
             self._answer(outcome)

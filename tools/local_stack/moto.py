@@ -40,6 +40,7 @@ def start_moto(
     manager: ProcessManager,
     *,
     dynamodb_lock: bool = True,
+    sqs_lock: bool = True,
     enforce_iam_gaps: bool = False,
     env: Mapping[str, str | None] | None = None,
     name: str = "moto",
@@ -47,12 +48,14 @@ def start_moto(
     """Start tools/moto_server.py on a free port and wait for its "listening" line.
 
     `dynamodb_lock=False` passes --no-dynamodb-lock (plain, racy moto: negative controls
-    only). `enforce_iam_gaps=True` passes --enforce-iam-gaps, which only matters once `env`
+    only); `sqs_lock=False` passes --no-sqs-lock likewise. `enforce_iam_gaps=True` passes --enforce-iam-gaps, which only matters once `env`
     turns authentication on with INITIAL_NO_AUTH_ACTION_COUNT (see tools/moto_server.py).
     """
     argv = [PYTHON, str(MOTO_LAUNCHER), "--port", "0"]
     if not dynamodb_lock:
         argv.append("--no-dynamodb-lock")
+    if not sqs_lock:
+        argv.append("--no-sqs-lock")
     if enforce_iam_gaps:
         argv.append("--enforce-iam-gaps")
     proc = manager.start(name, argv, env=env, ready=json_event("listening"), timeout=30.0)

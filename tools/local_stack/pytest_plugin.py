@@ -54,7 +54,11 @@ def processes(tmp_path: Path) -> Iterator[ProcessManager]:
 
 @pytest.fixture(scope="session")
 def moto_server(session_processes: ProcessManager) -> MotoServer:
-    """One moto per session: it takes about a second to start; `moto` resets it per test."""
+    """One moto per session: it takes about a second to start; `moto` resets it per test.
+
+    Through tools/moto_server.py, never plain moto: the tests count messages and claims, which
+    is only evidence if DynamoDB's conditional writes are atomic and SQS loses no send or
+    delete under concurrent requests (both are the launcher's locks)."""
     return start_moto(session_processes)
 
 

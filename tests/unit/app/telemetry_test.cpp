@@ -125,11 +125,32 @@ TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbigu
 }
 
 TEST_F(TelemetryTest, FencedWritesAreLabelledByOperation) {
-  telemetry_.fenced(charge_, idem::StoreOperation::Complete);
-  telemetry_.fenced(charge_, idem::StoreOperation::Fail);
+  telemetry_.fenced(charge_, idem::StoreOperation::Complete, "token-a");
+  telemetry_.fenced(charge_, idem::StoreOperation::Fail, "token-b");
   const std::string text = metrics_.render();
   EXPECT_THAT(text, HasSubstr(R"(ic_fenced_total{operation="complete"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(ic_fenced_total{operation="fail"} 1)"));
+  EXPECT_EQ(last_line()["claimToken"], "token-b")
+      << "a history joins the fenced write to its claim";
+}
+
+TEST_F(TelemetryTest, AClaimAndTheFinalWriteNameTheClaimTokenAndLease) {
+  idem::ClaimResult acquired{.outcome = idem::ClaimOutcome::Acquired};
+  acquired.record.claim_token = "token-a";
+  acquired.record.lease_until = Instant{Millis{1'700'000'060'000}};
+  acquired.record.fence = 2;
+  telemetry_.claim_decided(charge_, acquired);
+  auto line = last_line();
+  EXPECT_EQ(line["msg"], "claim decided");
+  EXPECT_EQ(line["claimToken"], "token-a");
+  EXPECT_EQ(line["leaseUntil"], 1'700'000'060'000);
+  EXPECT_EQ(line["fence"], 2);
+
+  telemetry_.recorded(charge_, idem::StoreOperation::Complete, "token-a");
+  line = last_line();
+  EXPECT_EQ(line["msg"], "recorded");
+  EXPECT_EQ(line["claimToken"], "token-a");
+  EXPECT_EQ(line["operation"], "complete");
 }
 
 TEST_F(TelemetryTest, AMisconfiguredDebitIsCountedApartFromAnUnavailableBank) {

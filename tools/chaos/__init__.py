@@ -1,0 +1,10 @@
+"""The chaos suite (`make chaos`, `python -m tools.chaos`): a workload of charges over the real
+local stack while a nemesis injects faults, a history of what happened, and checkers over it.
+
+Modules: workload (the charges and their expected outcome), history (the JSON-lines history
+and the events derived from the consumers' and the bank's logs), checkers (C1-C5, pure
+functions, unit-tested in tests/system/test_chaos_checkers.py), stack (moto for SQS, a second
+moto for DynamoDB, the fake bank, consumer processes with pause/kill/skew), nemesis (the
+faults and their schedule), report (summary table and timeline plot), runner (scenarios).
+See docs/chaos.md.
+"""

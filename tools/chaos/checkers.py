@@ -1,0 +1,321 @@
+"""The checkers: pure functions from what a run produced (its history, the bank's ledger, the
+table, what is left on both queues) to verdicts. They import nothing from the stack, so
+tests/system/test_chaos_checkers.py plants a violation of each in a small synthetic run and
+shows it is caught.
+
+- C1 no charge debited twice: at most one committed debit per chargeId (ledger and the bank's
+  request log); bank attempts per charge are reported.
+- C2 nothing lost: every valid charge is DONE with its ledger entry, or FAILED and in the DLQ
+  with a reason; every invalid body and every copy whose payload lost to another is in the DLQ
+  with a reason; the source queue is empty.
+- C3 money conserved: the ledger's total is the sum of the expected amounts of valid charges.
+- C4 no stale completion accepted: per key and store epoch, every accepted final write is by
+  one claim, the one with the highest fence, and it is the token in the table; fenced writes
+  are counted. Holds for any clock skew (conditional writes).
+- C4L one live claim: no claim was acquired while another worker, alive and not finished, was
+  still inside its own lease by its own clock. Needs skew + heartbeat lateness <= lease/2
+  (docs/model-check.md), so it is asserted only when the run's skew is within that bound and
+  reported otherwise.
+- C5 drains within visibility + lease + backoff (+ bank timeout, + skew) after the last fault:
+  from the moment the faults and the producer stop until the source queue is empty, progress
+  (a charge settled: final write, DUPLICATE_DONE ack or DLQ forward) never stalls longer than
+  that bound, and the queue does empty. A backlog left by the faults drains at the stack's own
+  speed, which on a shared machine says nothing about the protocol, so it is the longest stall
+  that is bounded, not the whole drain; the drain time is reported.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.chaos.history import Event
+
+INVALID_ID = re.compile(r"INV-[0-9A-Za-z-]+")
+COMMITTING = ("created", "commit-then-timeout")  # bank outcomes that moved money
+
+
+@dataclass
+class CheckResult:
+    name: str
+    ok: bool
+    detail: str
+    asserted: bool = True  # False: reported only (a precondition of the property does not hold)
+    counts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def failed(self) -> bool:
+        return self.asserted and not self.ok
+
+    def label(self) -> str:
+        if not self.asserted:
+            return f"{self.name} n/a ({'holds' if self.ok else 'violated'}, not asserted)"
+        return f"{self.name} {'pass' if self.ok else 'FAIL'}"
+
+
+@dataclass
+class Run:
+    """What a run produced. `plan` maps chargeId to {"kind": valid|refused|mismatch,
+    "amount": int, "altAmount": int (mismatch only)}; `invalid` holds the ids embedded in the
+    invalid bodies. `dlq` holds {"body", "reason"} per DLQ message (reason None when SQS
+    dead-lettered it). `wipes` are the times the store lost its data (restart).
+    `offsets_ms` maps consumer instance to its clock offset."""
+
+    plan: dict[str, dict[str, Any]]
+    invalid: set[str]
+    events: list[Event]
+    ledger: list[dict[str, Any]]
+    records: dict[str, dict[str, Any]]
+    dlq: list[dict[str, Any]]
+    source_depth: int
+    lease_ms: int
+    wipes: list[float] = field(default_factory=list)
+    offsets_ms: dict[str, int] = field(default_factory=dict)
+    heartbeat_margin_ms: int = 0
+    quiet_from: float | None = None  # last fault over and last message sent
+    drained_at: float | None = None  # source queue empty (None: it never was)
+    drain_bound_seconds: float | None = None
+
+    def of_type(self, *types: str) -> list[Event]:
+        return [e for e in self.events if e["type"] in types]
+
+    def epoch(self, t: float) -> int:
+        return sum(1 for w in self.wipes if w <= t)
+
+    def max_skew_ms(self) -> int:
+        offsets = list(self.offsets_ms.values()) + [0]
+        return max(offsets) - min(offsets)
+
+
+def _dlq_by_charge(run: Run) -> tuple[dict[str, list[dict[str, Any]]], dict[str, list[str | None]]]:
+    """DLQ messages by chargeId (parsed body: amount and reason), and reasons by invalid id."""
+    by_charge: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_invalid: dict[str, list[str | None]] = defaultdict(list)
+    for message in run.dlq:
+        body = message["body"]
+        found = INVALID_ID.search(body)
+        if found and found.group(0) in run.invalid:
+            by_invalid[found.group(0)].append(message.get("reason"))
+            continue
+        try:
+            parsed = json.loads(body)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(parsed, dict) and isinstance(parsed.get("chargeId"), str):
+            by_charge[parsed["chargeId"]].append({"amount": parsed.get("amountMinor"), "reason": message.get("reason")})
+    return by_charge, by_invalid
+
+
+def c1_no_double_debit(run: Run) -> CheckResult:
+    ledger_counts = Counter(d["chargeId"] for d in run.ledger)
+    committed = Counter(e["chargeId"] for e in run.of_type("bank") if e.get("outcome") in COMMITTING)
+    attempts = Counter(e["chargeId"] for e in run.of_type("bank"))
+    doubles = sorted({c for c, n in ledger_counts.items() if n > 1} | {c for c, n in committed.items() if n > 1})
+    replays = sum(int(d.get("replays", 0)) for d in run.ledger)
+    counts = {
+        "debits": len(run.ledger),
+        "doubles": len(doubles),
+        "attempts": sum(attempts.values()),
+        "maxAttempts": max(attempts.values(), default=0),
+        "replays": replays,
+    }
+    detail = f"{len(run.ledger)} debits, {counts['attempts']} bank attempts (max {counts['maxAttempts']} for one charge), {replays} replays"
+    if doubles:
+        return CheckResult("C1", False, f"debited twice: {doubles[:5]}; {detail}", counts=counts)
+    return CheckResult("C1", True, detail, counts=counts)
+
+
+def c2_nothing_lost(run: Run) -> CheckResult:
+    by_charge, by_invalid = _dlq_by_charge(run)
+    ledger = {d["chargeId"]: d for d in run.ledger}
+    recorded_before_wipe = {
+        e["chargeId"] for e in run.of_type("recorded") if run.wipes and run.epoch(e["t"]) < len(run.wipes)
+    }
+    problems: list[str] = []
+    for charge_id, spec in sorted(run.plan.items()):
+        record = run.records.get(charge_id)
+        state = record.get("state") if record else None
+        dlq = by_charge.get(charge_id, [])
+        if record is None and charge_id in recorded_before_wipe:
+            state = "WIPED"  # final before the store lost it; the ledger still speaks for it
+        if spec["kind"] == "refused":
+            if state not in ("FAILED", "WIPED") or charge_id in ledger or not any(m["reason"] for m in dlq):
+                problems.append(f"{charge_id}: refused charge not FAILED+DLQ (state {state}, dlq {dlq})")
+            continue
+        if state == "FAILED" and any(m["reason"] for m in dlq):
+            continue  # e.g. the bank answered 409: in the DLQ with a reason
+        if state not in ("DONE", "WIPED") or charge_id not in ledger:
+            problems.append(f"{charge_id}: state {state}, ledger {'yes' if charge_id in ledger else 'no'}, dlq {dlq}")
+            continue
+        if spec["kind"] == "mismatch":
+            debited = ledger[charge_id]["amountMinor"]
+            other = spec["altAmount"] if debited == spec["amount"] else spec["amount"]
+            if not any(m["amount"] == other and m["reason"] == "PAYLOAD_MISMATCH" for m in dlq):
+                problems.append(f"{charge_id}: the copy with amount {other} is not in the DLQ as PAYLOAD_MISMATCH")
+    for invalid_id in sorted(run.invalid):
+        if "INVALID_MESSAGE" not in by_invalid.get(invalid_id, []):
+            problems.append(f"{invalid_id}: invalid body not in the DLQ as INVALID_MESSAGE")
+    if run.source_depth != 0:
+        problems.append(f"source queue still holds {run.source_depth} messages")
+    reasonless = sum(1 for m in run.dlq if not m.get("reason"))
+    counts = {"lost": len(problems), "dlq": len(run.dlq), "dlqWithoutReason": reasonless}
+    detail = f"{len(run.plan)} charges, {len(run.invalid)} invalid bodies, {len(run.dlq)} in the DLQ ({reasonless} without reason)"
+    if problems:
+        return CheckResult("C2", False, f"{len(problems)} problems, e.g. {problems[:3]}; {detail}", counts=counts)
+    return CheckResult("C2", True, detail, counts=counts)
+
+
+def c3_money_conserved(run: Run) -> CheckResult:
+    problems: list[str] = []
+    expected = 0
+    for charge_id, spec in run.plan.items():
+        if spec["kind"] == "refused":
+            continue
+        allowed = {spec["amount"]} | ({spec["altAmount"]} if spec["kind"] == "mismatch" else set())
+        debit = next((d for d in run.ledger if d["chargeId"] == charge_id), None)
+        if debit is not None and debit["amountMinor"] not in allowed:
+            problems.append(f"{charge_id}: debited {debit['amountMinor']}, expected one of {sorted(allowed)}")
+        expected += debit["amountMinor"] if debit is not None and debit["amountMinor"] in allowed else spec["amount"]
+    strangers = [d["chargeId"] for d in run.ledger if run.plan.get(d["chargeId"], {}).get("kind") in (None, "refused")]
+    if strangers:
+        problems.append(f"debits of charges that must not be debited: {strangers[:5]}")
+    total = sum(int(d["amountMinor"]) for d in run.ledger)
+    detail = f"ledger total {total}, expected {expected}"
+    ok = not problems and total == expected
+    return CheckResult("C3", ok, detail if ok else f"{detail}; {problems[:3]}", counts={"ledgerTotal": total, "expectedTotal": expected})
+
+
+def _claims_by_key(run: Run) -> dict[str, list[Event]]:
+    by_key: dict[str, list[Event]] = defaultdict(list)
+    for e in run.of_type("claim"):
+        if e.get("outcome") == "ACQUIRED":
+            by_key[e["chargeId"]].append(e)
+    return by_key
+
+
+def c4_no_stale_completion(run: Run) -> CheckResult:
+    claims = _claims_by_key(run)
+    fenced = run.of_type("fenced")
+    problems: list[str] = []
+    writes: dict[tuple[str, int], set[str]] = defaultdict(set)
+    for e in run.of_type("recorded"):
+        writes[(e["chargeId"], run.epoch(e["t"]))].add(e.get("claimToken") or "")
+    last_epoch = len(run.wipes)
+    for (key, epoch), tokens in sorted(writes.items()):
+        if len(tokens) > 1:
+            problems.append(f"{key}: final writes accepted from {len(tokens)} claims in store epoch {epoch}")
+            continue
+        (token,) = tokens
+        acquired = [c for c in claims.get(key, []) if run.epoch(c["t"]) == epoch]
+        mine = [c for c in acquired if c.get("claimToken") == token]
+        if not mine:
+            problems.append(f"{key}: final write by token {token[:8]} that never acquired a claim")
+            continue
+        newest = max(acquired, key=lambda c: c.get("fence") or 0)
+        if newest.get("claimToken") != token:
+            problems.append(f"{key}: final write by fence {mine[-1].get('fence')} after fence {newest.get('fence')} took the claim")
+        if epoch == last_epoch:
+            record = run.records.get(key)
+            if record is not None and record.get("claimToken") != token:
+                problems.append(f"{key}: table token {str(record.get('claimToken'))[:8]} is not the writer's {token[:8]}")
+    died = {e["consumer"]: e["t"] for e in run.of_type("fault") if e.get("action") == "kill" and "consumer" in e}
+    for key, record in run.records.items():
+        if record.get("state") not in ("DONE", "FAILED") or (key, last_epoch) in writes:
+            continue
+        # A writer SIGKILLed between its write and its log line leaves no `recorded` event:
+        # the table's token must then be the newest claim's, and that claim's process killed.
+        acquired = [c for c in claims.get(key, []) if run.epoch(c["t"]) == last_epoch]
+        newest = max(acquired, key=lambda c: c.get("fence") or 0, default=None)
+        if newest is None or newest.get("claimToken") != record.get("claimToken") or newest["consumer"] not in died:
+            problems.append(f"{key}: final in the table but no accepted final write in the history")
+    counts = {"fenced": len(fenced), "finalWrites": sum(len(t) for t in writes.values())}
+    detail = f"{counts['finalWrites']} accepted final writes, {len(fenced)} fenced writes refused"
+    if problems:
+        return CheckResult("C4", False, f"{len(problems)} problems, e.g. {problems[:3]}; {detail}", counts=counts)
+    return CheckResult("C4", True, detail, counts=counts)
+
+
+def _ends(run: Run) -> tuple[dict[str, float], dict[str, float]]:
+    """When each claim (by token) stopped being worked on, and when each consumer died."""
+    ended: dict[str, float] = {}
+    token_of: dict[tuple[str, str], str] = {}
+    for e in sorted(run.events, key=lambda e: e["t"]):
+        if e["type"] == "claim" and e.get("outcome") == "ACQUIRED":
+            token_of[(e["consumer"], e.get("messageId", ""))] = e.get("claimToken", "")
+        elif e["type"] in ("recorded", "fenced") and e.get("claimToken"):
+            ended.setdefault(e["claimToken"], e["t"])
+        elif e["type"] in ("release", "store_failed"):
+            token = token_of.get((e["consumer"], e.get("messageId", "")))
+            if token:
+                ended.setdefault(token, e["t"])
+    died = {e["consumer"]: e["t"] for e in run.of_type("fault") if e.get("action") == "kill" and "consumer" in e}
+    return ended, died
+
+
+def c4l_one_live_claim(run: Run) -> CheckResult:
+    ended, died = _ends(run)
+    overlaps: list[str] = []
+    for key, acquired in _claims_by_key(run).items():
+        acquired.sort(key=lambda c: (run.epoch(c["t"]), c.get("fence") or 0))
+        for previous, taker in zip(acquired, acquired[1:]):
+            if previous.get("claimToken") == taker.get("claimToken") or run.epoch(previous["t"]) != run.epoch(taker["t"]):
+                continue
+            t = taker["t"]
+            if ended.get(previous.get("claimToken", ""), float("inf")) <= t or died.get(previous["consumer"], float("inf")) <= t:
+                continue
+            # The previous holder's clock at that moment, against the lease it wrote.
+            holder_now_ms = t * 1000 + previous.get("offsetMs", 0)
+            if previous.get("leaseUntil") is not None and holder_now_ms < previous["leaseUntil"]:
+                overlaps.append(f"{key}: {taker['consumer']} took fence {taker.get('fence')} "
+                                f"{previous['leaseUntil'] - holder_now_ms:.0f} ms inside {previous['consumer']}'s lease")
+    skew = run.max_skew_ms()
+    within = skew + run.heartbeat_margin_ms <= run.lease_ms / 2
+    detail = f"{len(overlaps)} overlapping claims; skew {skew} ms {'within' if within else 'beyond'} the bound (skew + {run.heartbeat_margin_ms} ms <= lease/2 = {run.lease_ms // 2} ms)"
+    if overlaps:
+        detail += f", e.g. {overlaps[:2]}"
+    return CheckResult("C4L", not overlaps, detail, asserted=within, counts={"overlaps": len(overlaps), "skewMs": skew})
+
+
+SETTLING = ("recorded", "dlq")
+
+
+def c5_drain_bound(run: Run) -> CheckResult:
+    if run.drained_at is None or run.quiet_from is None or run.drain_bound_seconds is None:
+        return CheckResult("C5", False, "the source queue did not drain", counts={"drainSeconds": None, "maxStall": None})
+    settled = sorted(
+        e["t"] for e in run.events
+        if (e["type"] in SETTLING or (e["type"] == "claim" and e.get("outcome") == "DUPLICATE_DONE"))
+        and run.quiet_from <= e["t"] <= run.drained_at
+    )
+    points = [run.quiet_from, *settled, run.drained_at]
+    stall = max(b - a for a, b in zip(points, points[1:]))
+    drain = run.drained_at - run.quiet_from
+    ok = stall <= run.drain_bound_seconds
+    detail = (f"drained {drain:.1f} s after the last fault or send; longest stall {stall:.1f} s "
+              f"(bound {run.drain_bound_seconds:.1f} s)")
+    return CheckResult("C5", ok, detail, counts={"drainSeconds": round(drain, 1), "maxStall": round(stall, 1),
+                                                 "bound": round(run.drain_bound_seconds, 1)})
+
+
+CHECKERS = (c1_no_double_debit, c2_nothing_lost, c3_money_conserved, c4_no_stale_completion, c4l_one_live_claim, c5_drain_bound)
+
+
+def check_all(run: Run) -> list[CheckResult]:
+    return [checker(run) for checker in CHECKERS]
+
+
+def drain_bound_seconds(lease_s: float, max_receive_count: int, skew_ms: int, bank_timeout_s: float = 10.0) -> float:
+    """What C5 allows after the last fault: a message hidden by its visibility (one lease), a
+    claim whose holder died (one lease), the longest retry backoff its receive count reached
+    (2 s x 2^(n-1), capped at 300 s), a bank call in flight (its timeout), the skew (a skewed
+    holder's lease looks that much longer), and 10 s of polling and batching slack."""
+    backoff = min(300.0, 2.0 * 2 ** max(0, max_receive_count - 1))
+    return 2 * lease_s + backoff + bank_timeout_s + abs(skew_ms) / 1000 + 10.0
+
+
+def iter_failures(results: Iterable[CheckResult]) -> list[CheckResult]:
+    return [r for r in results if r.failed]
