@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build pkg-config clang-format clang-16 clang-tidy-16
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libfmt-dev libcli11-dev libcpp-httplib-dev
-  libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev spin python3-venv)
+  libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev spin python3-venv
+  libclang-rt-16-dev)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

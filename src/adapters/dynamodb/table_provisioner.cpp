@@ -9,6 +9,15 @@ using nlohmann::json;
 
 constexpr std::string_view kTtlAttribute = "expiresAt";
 
+// object[outer][inner] when it is a string, else empty: a reply of another shape reads as an
+// unknown status rather than throwing.
+std::string nested_string(const json& object, const char* outer, const char* inner) {
+  const auto parent = object.find(outer);
+  if (parent == object.end() || !parent->is_object()) return {};
+  const auto value = parent->find(inner);
+  return value != parent->end() && value->is_string() ? value->get<std::string>() : std::string{};
+}
+
 std::expected<bool, Error> create_table(aws::JsonClient& client, std::string_view table) {
   auto reply = client.call(
       "CreateTable", {{"TableName", table},
@@ -27,7 +36,7 @@ std::expected<void, Error> wait_until_active(aws::JsonClient& client, std::strin
   for (;;) {
     auto reply = client.call("DescribeTable", {{"TableName", table}});
     if (!reply) return std::unexpected(reply.error());
-    status = reply->value("/Table/TableStatus"_json_pointer, std::string{});
+    status = nested_string(*reply, "Table", "TableStatus");
     if (status == "ACTIVE") return {};
     if (options.clock.now() >= deadline) break;
     options.sleeper.sleep_for(options.poll_interval);
@@ -42,9 +51,8 @@ std::expected<bool, Error> enable_ttl(aws::JsonClient& client, std::string_view 
   auto described = client.call("DescribeTimeToLive", {{"TableName", table}});
   if (!described && described.error().code == "UnknownOperationException") return false;
   if (!described) return std::unexpected(described.error());
-  const auto& ttl = described->value("TimeToLiveDescription", json::object());
-  const auto status = ttl.value("TimeToLiveStatus", std::string{});
-  const auto attribute = ttl.value("AttributeName", std::string{});
+  const auto status = nested_string(*described, "TimeToLiveDescription", "TimeToLiveStatus");
+  const auto attribute = nested_string(*described, "TimeToLiveDescription", "AttributeName");
   if ((status == "ENABLED" || status == "ENABLING") && attribute == kTtlAttribute) return true;
   if (status == "ENABLED" || status == "ENABLING") {
     // Only one TTL attribute per table: silently keeping another one would never expire ours.

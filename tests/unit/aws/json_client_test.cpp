@@ -9,6 +9,7 @@
 #include <deque>
 
 #include "testing/fixed_random.hpp"
+#include "testing/scripted_transport.hpp"
 #include "testing/static_credentials.hpp"
 
 namespace ic::aws {
@@ -17,24 +18,8 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 
-using Step = std::expected<http::HttpResponse, http::TransportError>;
-
-// Replays one scripted answer per request and records what was sent.
-class ScriptedTransport final : public http::HttpTransport {
- public:
-  explicit ScriptedTransport(std::deque<Step> script) : script_(std::move(script)) {}
-  std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
-                                                               const http::HttpTimeouts&) override {
-    sent.push_back(request);
-    Step next = script_.front();
-    script_.pop_front();
-    return next;
-  }
-  std::vector<http::HttpRequest> sent;
-
- private:
-  std::deque<Step> script_;
-};
+using testing::ScriptedTransport;
+using Step = ScriptedTransport::Step;
 
 std::string header(const http::HttpRequest& request, std::string_view name) {
   for (const auto& [key, value] : request.headers) {
