@@ -23,26 +23,27 @@ logs=build/fuzz/logs
 mkdir -p "$logs"
 
 run_target() {
-  local target=$1
+  local target=$1 status=0
   mkdir -p "build/fuzz/corpus/$target" "build/fuzz/artifacts/$target"
   "build/fuzz/fuzz/ic_fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 \
     -max_len=8192 -timeout=10 -artifact_prefix="build/fuzz/artifacts/$target/" \
     "build/fuzz/corpus/$target" "fuzz/corpus/$target" "fuzz/regressions/$target" \
-    >"$logs/$target.log" 2>&1
+    >"$logs/$target.log" 2>&1 || status=$?
+  echo "$status" >"$logs/$target.status"
 }
 
-declare -A pids
+rm -f "$logs"/*.status
 for target in "${targets[@]}"; do
   while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
   run_target "$target" &
-  pids[$target]=$!
 done
+wait
 
 failed=0
 printf '%-16s %12s %10s %s\n' target executions exec/s result
 for target in "${targets[@]}"; do
   result=ok
-  wait "${pids[$target]}" || result=FAILED
+  [ "$(cat "$logs/$target.status" 2>/dev/null)" = 0 ] || result=FAILED
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/$target.log" | tail -n1)
   rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$logs/$target.log" | tail -n1)
   printf '%-16s %12s %10s %s\n' "$target" "${runs:-?}" "${rate:-?}" "$result"
