@@ -77,7 +77,6 @@ Piece next_piece(std::string_view rest, std::size_t& consumed) {
   }
   consumed = decoded->length;
   const char32_t c = decoded->code_point;
-  if (c == '\\') return {"\\\\", 2};
   if (printable(c)) return {std::string(rest.substr(0, decoded->length)), 1};
   if (c <= 0xFFFF) return {hex_escape("\\u", c, 4), 6};
   return {hex_escape("\\U", c, 8), 10};

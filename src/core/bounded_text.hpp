@@ -16,10 +16,11 @@ inline constexpr std::size_t kMaxDetailChars = 256;
 
 // Keeps printable code points of well-formed UTF-8 (U+0020..U+007E, and U+00A0 and above
 // except surrogates, U+FFFE and U+FFFF), writes every other code point as \uXXXX (or
-// \U00XXXXXX), every byte of malformed UTF-8 as \xXX, and a backslash as \\, so the result is
-// unambiguous and within SQS's attribute alphabet (#x9 | #xA | #xD | #x20-#xD7FF |
-// #xE000-#xFFFD | #x10000-#x10FFFF). At most `max_chars` code points: a longer result ends in
-// "..." and never splits an escape. `max_chars` below 3 is raised to 3.
+// \U00XXXXXX) and every byte of malformed UTF-8 as \xXX, so the result is within SQS's
+// attribute alphabet (#x9 | #xA | #xD | #x20-#xD7FF | #xE000-#xFFFD | #x10000-#x10FFFF). At most
+// `max_chars` code points: a longer result ends in "..." and never splits an escape.
+// `max_chars` below 3 is raised to 3. A backslash is kept as it is, so that bounding text that
+// is already bounded (a detail built from an escaped key) changes nothing.
 [[nodiscard]] std::string bounded_text(std::string_view text,
                                        std::size_t max_chars = kMaxDetailChars);
 
