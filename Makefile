@@ -55,6 +55,17 @@ clang-check: deps
 	ctest --preset clang -j $(JOBS) -LE 'system|integration'
 	run-clang-tidy-16 -p build/clang -j $(JOBS) -quiet '$(CURDIR)/$(TIDY_FILES)'
 
+# libFuzzer + ASan/UBSan targets of fuzz/ (clang-16), FUZZ_SECONDS each, two at a time; prints
+# the executions per target. Crash inputs go to build/fuzz/artifacts (see scripts/run-fuzz.sh).
+FUZZ_SECONDS ?= 60
+.PHONY: fuzz fuzz-smoke
+fuzz: deps
+	FUZZ_SECONDS=$(FUZZ_SECONDS) scripts/run-fuzz.sh
+
+# The CI smoke: every target for 20 s, about 4 min with the build on two cores.
+fuzz-smoke: deps
+	FUZZ_SECONDS=20 scripts/run-fuzz.sh
+
 release-build: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)

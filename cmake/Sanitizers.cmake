@@ -2,9 +2,15 @@
 if(IC_SANITIZE STREQUAL "address")
   add_compile_options(-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer)
   add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
+elseif(IC_SANITIZE STREQUAL "fuzzer")
+  # Coverage for libFuzzer everywhere; only the fuzz executables link its runtime (fuzz/).
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined -fno-sanitize-recover=all
+                      -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined -fno-sanitize-recover=all)
 elseif(IC_SANITIZE STREQUAL "thread")
   add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
   add_link_options(-fsanitize=thread)
 elseif(NOT IC_SANITIZE STREQUAL "")
-  message(FATAL_ERROR "IC_SANITIZE must be '', 'address' or 'thread', not '${IC_SANITIZE}'")
+  message(FATAL_ERROR
+          "IC_SANITIZE must be '', 'address', 'thread' or 'fuzzer', not '${IC_SANITIZE}'")
 endif()

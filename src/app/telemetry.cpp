@@ -30,6 +30,8 @@ Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& m)
       dispositions_(m.counter("ic_dispositions_total", "Dispositions by kind and reason",
                               {"kind", "reason"})),
       dlq_forwards_(m.counter("ic_dlq_forwards_total", "Messages dead-lettered", {"reason"})),
+      dlq_attributes_dropped_(m.counter("ic_dlq_attributes_dropped_total",
+                                        "Producer attributes left out of DLQ copies")),
       debits_(m.counter("ic_debits_total", "Bank debit calls by result", {"result"})),
       notifications_(
           m.counter("ic_notifications_total", "Notification calls by result", {"result"})),
@@ -195,6 +197,22 @@ void Telemetry::on_dlq_send_failed(std::string_view message_id, const Error& err
                                                             {"code", error.code},
                                                             {"detail", error.message},
                                                             {"ambiguous", error.ambiguous}});
+}
+
+void Telemetry::on_dlq_copy_refused(std::string_view message_id, std::string_view next,
+                                    const Error& error) {
+  log_.warn(
+      "DLQ refused the copy; sending a smaller one",
+      {{"messageId", message_id}, {"next", next}, {"code", error.code}, {"detail", error.message}});
+}
+
+void Telemetry::on_dlq_attributes_dropped(std::string_view message_id,
+                                          std::span<const std::string> names) {
+  dlq_attributes_dropped_.with({}).inc(names.size());
+  std::string list;
+  for (const auto& name : names) list.append(list.empty() ? "" : ",").append(name);
+  log_.warn("producer attributes left out of the DLQ copy",
+            {{"messageId", message_id}, {"count", names.size()}, {"attributes", list}});
 }
 
 void Telemetry::on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,

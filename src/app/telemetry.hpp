@@ -63,6 +63,10 @@ class Telemetry final : public application::ChargeObserver,
                       Millis processing_time) override;
   void on_handler_error(std::string_view message_id, std::string_view what) override;
   void on_dlq_send_failed(std::string_view message_id, const Error& error) override;
+  void on_dlq_copy_refused(std::string_view message_id, std::string_view next,
+                           const Error& error) override;
+  void on_dlq_attributes_dropped(std::string_view message_id,
+                                 std::span<const std::string> names) override;
   void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
                              const Error& error, bool final) override;
   void on_heartbeat(std::string_view message_id, bool extended) override;
@@ -93,6 +97,7 @@ class Telemetry final : public application::ChargeObserver,
   obs::CounterFamily& claim_outcomes_;
   obs::CounterFamily& dispositions_;
   obs::CounterFamily& dlq_forwards_;
+  obs::CounterFamily& dlq_attributes_dropped_;
   obs::CounterFamily& debits_;
   obs::CounterFamily& notifications_;
   obs::CounterFamily& fenced_;

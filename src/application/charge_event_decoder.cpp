@@ -8,10 +8,15 @@
 #include <string>
 #include <vector>
 
+#include "core/bounded_text.hpp"
+
 namespace ic::application {
 namespace {
 
 using charge::ValidationError;
+
+// A repeated key is named in failureDetail; a real field name is far shorter.
+constexpr std::size_t kMaxQuotedKeyChars = 64;
 
 enum class Field { SchemaVersion, ChargeId, AccountId, ChargeType, AmountMinor, Currency, DueDate };
 constexpr std::array<std::string_view, 7> kFieldNames = {
@@ -73,8 +78,10 @@ class EventSax final : public nlohmann::json_sax<nlohmann::json> {
   bool key(string_t& name) override {
     std::set<std::string>& seen = containers_.back().keys;
     if (!seen.insert(name).second) {
-      return refuse({containers_.size() == 1 ? name : std::string("body"),
-                     "must not be given more than once"});
+      // The key is the producer's text: quoted bounded and escaped, as failureDetail must be.
+      return refuse(
+          {containers_.size() == 1 ? bounded_text(name, kMaxQuotedKeyChars) : std::string("body"),
+           "must not be given more than once"});
     }
     current_key_ = containers_.size() == 1 ? field_named(name) : std::nullopt;
     return true;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "aws/credentials_common.hpp"
+#include "core/time.hpp"
 
 namespace ic::aws::credentials_http {
 namespace {
@@ -102,7 +103,10 @@ std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_v
   if (zone == "Z" || zone == "z") {
   } else if (zone.size() == 6 && (zone[0] == '+' || zone[0] == '-') && zone[3] == ':') {
     int oh = 0, om = 0;
-    if (!read_int(zone, 1, 2, oh) || !read_int(zone, 4, 2, om)) return std::nullopt;
+    if (!read_int(zone, 1, 2, oh) || !read_int(zone, 4, 2, om) || oh < 0 || oh > 23 || om < 0 ||
+        om > 59) {
+      return std::nullopt;
+    }
     offset = std::chrono::hours{oh} + std::chrono::minutes{om};
     if (zone[0] == '-') offset = -offset;
   } else {
@@ -111,9 +115,12 @@ std::optional<std::chrono::system_clock::time_point> parse_iso8601(std::string_v
   const std::chrono::year_month_day ymd{std::chrono::year{year},
                                         std::chrono::month{static_cast<unsigned>(month)},
                                         std::chrono::day{static_cast<unsigned>(day)}};
-  if (!ymd.ok() || hour > 23 || minute > 59 || second > 60) return std::nullopt;
-  return std::chrono::sys_days{ymd} + std::chrono::hours{hour} + std::chrono::minutes{minute} +
-         std::chrono::seconds{second} - offset;
+  if (!ymd.ok() || hour < 0 || hour > 23 || minute < 0 || minute > 59 || second < 0 ||
+      second > 60) {
+    return std::nullopt;
+  }
+  return to_system_time(std::chrono::sys_days{ymd} + std::chrono::hours{hour} +
+                        std::chrono::minutes{minute} + std::chrono::seconds{second} - offset);
 }
 
 }  // namespace ic::aws::credentials_http

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "aws/retry_policy.hpp"
+#include "core/time.hpp"
 
 namespace ic::aws {
 namespace {
@@ -135,14 +136,15 @@ std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string
   const auto minute = parse_int(text.substr(20, 2));
   const auto second = parse_int(text.substr(23, 2));
   if (month == kMonths.size() || !day || !year || !hour || !minute || !second || text[16] != ' ' ||
-      text[19] != ':' || text[22] != ':' || *hour > 23 || *minute > 59 || *second > 60) {
+      text[19] != ':' || text[22] != ':' || *day < 1 || *hour < 0 || *hour > 23 || *minute < 0 ||
+      *minute > 59 || *second < 0 || *second > 60) {
     return std::nullopt;
   }
   using namespace std::chrono;
   const year_month_day date{std::chrono::year{*year}, std::chrono::month{month + 1},
                             std::chrono::day{static_cast<unsigned>(*day)}};
   if (!date.ok()) return std::nullopt;
-  return sys_days{date} + hours{*hour} + minutes{*minute} + seconds{*second};
+  return to_system_time(sys_days{date} + hours{*hour} + minutes{*minute} + seconds{*second});
 }
 
 }  // namespace ic::aws

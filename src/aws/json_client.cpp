@@ -127,6 +127,10 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
   auto parsed = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
   if (parsed.is_discarded())
     return std::unexpected(malformed_reply(*response, "reply is not JSON"));
+  // Every AWS JSON reply is an object; callers read members without checking the top level.
+  if (!parsed.is_object()) {
+    return std::unexpected(malformed_reply(*response, "reply is not a JSON object"));
+  }
   return parsed;
 }
 

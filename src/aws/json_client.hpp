@@ -79,6 +79,8 @@ class JsonClient {
   // AwsError is classified; `response_body` carries the service's error document (e.g. the
   // ALL_OLD Item of a ConditionalCheckFailedException); `ambiguous` is set when any attempt
   // may have taken effect (timeout or dropped connection after sending, or a 5xx reply).
+  // A reply is always a JSON object: a 2xx whose body is not one is a retryable, ambiguous
+  // MalformedResponse.
   [[nodiscard]] std::expected<nlohmann::json, AwsError> call(std::string_view operation,
                                                              const nlohmann::json& request);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <random>
 #include <stdexcept>
+#include <utility>
 #include <variant>
 
 #include "consumer/dead_letter.hpp"
@@ -202,8 +203,7 @@ void ListenerContainer::apply(const Message& message, const consumer::Dispositio
                  },
                  [&](const consumer::DeadLetter& dead) {
                    observer_.on_disposition(DispositionKind::DeadLetter, dead.reason, elapsed);
-                   auto sent = queue_.send_to_dlq(
-                       message.body, dead_letter_attributes(message, dead, config_.key_attribute));
+                   auto sent = forward_to_dlq(message, dead);
                    if (sent) {
                      batcher_.add_delete(remove);
                      return;
@@ -215,6 +215,33 @@ void ListenerContainer::apply(const Message& message, const consumer::Dispositio
                  },
              },
              disposition);
+}
+
+std::expected<void, Error> ListenerContainer::forward_to_dlq(const Message& message,
+                                                             const DeadLetter& dead) {
+  std::vector<std::pair<DeadLetterCopy, MessageAttributes>> copies;
+  for (const DeadLetterCopy copy : kDeadLetterCopies) {
+    auto attributes = dead_letter_attributes(message, dead, config_.key_attribute, copy);
+    // A smaller copy that leaves nothing out would only be refused again.
+    if (copies.empty() || copies.back().second != attributes) {
+      copies.emplace_back(copy, std::move(attributes));
+    }
+  }
+  for (std::size_t i = 0;; ++i) {
+    const MessageAttributes& attributes = copies[i].second;
+    auto sent = queue_.send_to_dlq(message.body, attributes);
+    if (sent) {
+      const auto dropped = dropped_producer_attributes(message, attributes);
+      if (!dropped.empty()) observer_.on_dlq_attributes_dropped(message.message_id, dropped);
+      return sent;
+    }
+    // A transient failure is retried later with the same copy; only a refusal of this copy
+    // (too large) calls for a smaller one.
+    if (sent.error().retryable() || sent.error().ambiguous || i + 1 == copies.size()) {
+      return sent;
+    }
+    observer_.on_dlq_copy_refused(message.message_id, to_string(copies[i + 1].first), sent.error());
+  }
 }
 
 void ListenerContainer::retry_after(const Message& message, Millis after) {

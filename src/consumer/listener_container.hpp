@@ -71,6 +71,9 @@ class ListenerContainer {
   void worker_loop();
   void process(const Message& message);
   void apply(const Message& message, const consumer::Disposition& disposition, Millis elapsed);
+  // Sends the smaller copies of kDeadLetterCopies in turn while SQS refuses them for good.
+  [[nodiscard]] std::expected<void, Error> forward_to_dlq(const Message& message,
+                                                          const DeadLetter& dead);
   void retry_after(const Message& message, Millis after);
   void return_unstarted(std::vector<Message> messages);
   void finish_shutdown();

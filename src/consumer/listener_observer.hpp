@@ -3,6 +3,8 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "consumer/queue_port.hpp"
@@ -38,6 +40,12 @@ class ListenerObserver : public ThreadFailureObserver {
   virtual void on_handler_error(std::string_view /*message_id*/, std::string_view /*what*/) {}
   // Forwarding to the DLQ failed; the message is not deleted and is retried later.
   virtual void on_dlq_send_failed(std::string_view /*message_id*/, const Error& /*error*/) {}
+  // SQS refused a DLQ copy for good (`error`); a smaller copy `next` is tried at once.
+  virtual void on_dlq_copy_refused(std::string_view /*message_id*/, std::string_view /*next*/,
+                                   const Error& /*error*/) {}
+  // The DLQ copy that was sent left out these producer attributes (sorted names).
+  virtual void on_dlq_attributes_dropped(std::string_view /*message_id*/,
+                                         std::span<const std::string> /*names*/) {}
   // One entry of a batch failed. `final` is false when it will be retried once more; a final
   // failed delete means the message will be delivered again.
   virtual void on_batch_entry_failed(BatchAction /*action*/, std::string_view /*message_id*/,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 
 namespace ic {
 
@@ -32,6 +33,20 @@ class Sleeper {
   virtual ~Sleeper() = default;
   virtual void sleep_for(Millis duration) = 0;
 };
+
+// `t` as a system_clock time point, or nullopt when it lies outside what that clock holds
+// (nanoseconds in 64 bits: roughly the years 1678 to 2261). Parsers of dates from outside the
+// process convert through this, because converting such a date directly is signed overflow.
+[[nodiscard]] inline std::optional<std::chrono::system_clock::time_point> to_system_time(
+    std::chrono::sys_seconds t) {
+  using std::chrono::system_clock;
+  constexpr auto kEarliest =
+      std::chrono::ceil<std::chrono::seconds>(system_clock::time_point::min());
+  constexpr auto kLatest =
+      std::chrono::floor<std::chrono::seconds>(system_clock::time_point::max());
+  if (t < kEarliest || t > kLatest) return std::nullopt;
+  return std::chrono::time_point_cast<system_clock::duration>(t);
+}
 
 // The real ones, alive for the whole process.
 [[nodiscard]] const Clock& real_clock();

@@ -34,11 +34,20 @@ bool contains(auto const& list, std::string_view value) {
   return std::ranges::find(list, value) != list.end();
 }
 
+// A value may carry input (a key a producer chose, a reply): none may make a line huge. The
+// cut never splits a UTF-8 sequence, and the original length is kept.
+std::string bounded(std::string_view value) {
+  if (value.size() <= kMaxLogValueBytes) return std::string(value);
+  std::size_t cut = kMaxLogValueBytes;
+  while (cut > 0 && (static_cast<unsigned char>(value[cut]) & 0xC0) == 0x80) --cut;
+  return fmt::format("{}...({} bytes)", value.substr(0, cut), value.size());
+}
+
 nlohmann::ordered_json to_json(const LogField::Value& value) {
   return std::visit(
       [](auto v) {
         if constexpr (std::same_as<decltype(v), std::string_view>) {
-          return nlohmann::ordered_json(std::string(v));
+          return nlohmann::ordered_json(bounded(v));
         } else {
           return nlohmann::ordered_json(v);
         }

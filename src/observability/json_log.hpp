@@ -1,6 +1,7 @@
 // Structured logging: one JSON object per line, {"ts","level","msg", then the caller's fields}.
-// Values are escaped by nlohmann-json (invalid UTF-8 is replaced, never emitted raw), and values
-// of secret-looking keys are redacted (see is_redacted_key) as a defence against a careless call.
+// Values are escaped by nlohmann-json (invalid UTF-8 is replaced, never emitted raw), a string
+// value longer than kMaxLogValueBytes is cut there and marked "...(<n> bytes)", and values of
+// secret-looking keys are redacted (see is_redacted_key) as a defence against a careless call.
 //
 //   Logger log{LogLevel::Info};                        // stderr
 //   log.info("claim decided", {{"chargeId", id}, {"outcome", "ACQUIRED"}, {"fence", 3}});
@@ -25,6 +26,8 @@
 namespace ic::obs {
 
 enum class LogLevel : std::uint8_t { Debug, Info, Warn, Error };
+
+inline constexpr std::size_t kMaxLogValueBytes = 1024;
 
 [[nodiscard]] std::string_view to_string(LogLevel level) noexcept;
 

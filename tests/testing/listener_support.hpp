@@ -56,6 +56,14 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     dlq_failures_.emplace_back(message_id);
   }
+  void on_dlq_copy_refused(std::string_view, std::string_view next, const Error&) override {
+    MutexLock lock(mutex_);
+    dlq_copies_refused_.emplace_back(next);
+  }
+  void on_dlq_attributes_dropped(std::string_view, std::span<const std::string> names) override {
+    MutexLock lock(mutex_);
+    dlq_attributes_dropped_.insert(dlq_attributes_dropped_.end(), names.begin(), names.end());
+  }
   void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
                              const Error& error, bool final) override {
     MutexLock lock(mutex_);
@@ -102,6 +110,15 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     return dlq_failures_;
   }
+  // The smaller copy announced after each refusal ("ours_only", "reason_only").
+  std::vector<std::string> dlq_copies_refused() const {
+    MutexLock lock(mutex_);
+    return dlq_copies_refused_;
+  }
+  std::vector<std::string> dlq_attributes_dropped() const {
+    MutexLock lock(mutex_);
+    return dlq_attributes_dropped_;
+  }
   std::vector<EntryFailure> entry_failures() const {
     MutexLock lock(mutex_);
     return entry_failures_;
@@ -134,6 +151,8 @@ class RecordingObserver final : public consumer::ListenerObserver {
   std::vector<std::pair<consumer::DispositionKind, std::string>> dispositions_ GUARDED_BY(mutex_);
   std::vector<std::string> handler_errors_ GUARDED_BY(mutex_);
   std::vector<std::string> dlq_failures_ GUARDED_BY(mutex_);
+  std::vector<std::string> dlq_copies_refused_ GUARDED_BY(mutex_);
+  std::vector<std::string> dlq_attributes_dropped_ GUARDED_BY(mutex_);
   std::vector<EntryFailure> entry_failures_ GUARDED_BY(mutex_);
   std::vector<bool> heartbeats_ GUARDED_BY(mutex_);
   std::size_t max_in_flight_ GUARDED_BY(mutex_) = 0;

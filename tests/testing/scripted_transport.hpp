@@ -1,5 +1,6 @@
 // An HttpTransport that answers from a script instead of the network, recording every request:
-// for unit tests of request building and reply handling (the JSON client, STS web identity).
+// for unit tests of request building and reply handling (the JSON client, STS web identity) and
+// the fuzz targets, whose input is the script.
 //
 //   ScriptedTransport transport;                 // or ScriptedTransport transport({step, ...});
 //   transport.answer(200, "<AssumeRoleWithWebIdentityResponse>...");

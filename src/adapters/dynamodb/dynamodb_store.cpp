@@ -23,6 +23,13 @@ Error malformed(std::string_view what, const std::string& detail) {
                .message = fmt::format("{}: {}", what, detail)};
 }
 
+Error unreadable_claim_reply(const std::string& detail) {
+  return Error{.error_class = ErrorClass::Retryable,
+               .code = "MalformedResponse",
+               .message = fmt::format("claim reply: {}", detail),
+               .ambiguous = true};
+}
+
 }  // namespace
 
 DynamoDbIdempotencyStore::DynamoDbIdempotencyStore(aws::JsonClient& client, TableSpec table)
@@ -35,8 +42,12 @@ std::expected<idem::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
   for (int round = 0; round < kClaimRounds; ++round) {
     auto reply = client_.call("UpdateItem", body);
     if (reply) {
-      auto record = decode_record(table_, reply->value("Attributes", nlohmann::json::object()));
-      if (!record) return std::unexpected(malformed("claim reply", record.error()));
+      const auto attributes = reply->find("Attributes");
+      auto record = attributes == reply->end() ? decode_record(table_, nlohmann::json::object())
+                                               : decode_record(table_, *attributes);
+      // The claim was written but the answer is unreadable: the same token makes the retry
+      // recognise it, so this is the ambiguous kind, not a broken record.
+      if (!record) return std::unexpected(unreadable_claim_reply(record.error()));
       return idem::ClaimResult{.outcome = idem::ClaimOutcome::Acquired, .record = *record};
     }
     const aws::AwsError& error = reply.error();

@@ -13,6 +13,15 @@ using nlohmann::json;
 
 constexpr std::string_view kTtlAttribute = "expiresAt";
 
+// object[outer][inner] when it is a string, else empty: a reply of another shape reads as an
+// unknown status rather than throwing.
+std::string nested_string(const json& object, const char* outer, const char* inner) {
+  const auto parent = object.find(outer);
+  if (parent == object.end() || !parent->is_object()) return {};
+  const auto value = parent->find(inner);
+  return value != parent->end() && value->is_string() ? value->get<std::string>() : std::string{};
+}
+
 std::expected<bool, Error> create_table(aws::JsonClient& client, std::string_view table) {
   // The sparse index of records that need a person (docs/design.md §3): only final writes
   // that set `attention` put an item in it. ALL: `list` reads the records from the index alone.
@@ -37,11 +46,16 @@ std::expected<bool, Error> create_table(aws::JsonClient& client, std::string_vie
 
 // Whether the table has the attention index: true once created by provision; an older table
 // gets it with the UpdateTable that docs/design.md §3 gives.
+// Any reply shape reads as "no index" rather than throwing.
 bool has_attention_index(const json& described) {
-  const auto& indexes =
-      described.value("/Table/GlobalSecondaryIndexes"_json_pointer, json::array());
-  return std::ranges::any_of(indexes, [](const json& index) {
-    return index.is_object() && index.value("IndexName", std::string{}) == kAttentionIndex;
+  const auto table = described.find("Table");
+  if (table == described.end() || !table->is_object()) return false;
+  const auto indexes = table->find("GlobalSecondaryIndexes");
+  if (indexes == table->end() || !indexes->is_array()) return false;
+  return std::ranges::any_of(*indexes, [](const json& index) {
+    if (!index.is_object()) return false;
+    const auto name = index.find("IndexName");
+    return name != index.end() && name->is_string() && name->get<std::string>() == kAttentionIndex;
   });
 }
 
@@ -52,7 +66,7 @@ std::expected<bool, Error> wait_until_active(aws::JsonClient& client, std::strin
   for (;;) {
     auto reply = client.call("DescribeTable", {{"TableName", table}});
     if (!reply) return std::unexpected(reply.error());
-    status = reply->value("/Table/TableStatus"_json_pointer, std::string{});
+    status = nested_string(*reply, "Table", "TableStatus");
     if (status == "ACTIVE") return has_attention_index(*reply);
     if (options.clock.now() >= deadline) break;
     options.sleeper.sleep_for(options.poll_interval);
@@ -67,9 +81,8 @@ std::expected<bool, Error> enable_ttl(aws::JsonClient& client, std::string_view 
   auto described = client.call("DescribeTimeToLive", {{"TableName", table}});
   if (!described && described.error().code == "UnknownOperationException") return false;
   if (!described) return std::unexpected(described.error());
-  const auto& ttl = described->value("TimeToLiveDescription", json::object());
-  const auto status = ttl.value("TimeToLiveStatus", std::string{});
-  const auto attribute = ttl.value("AttributeName", std::string{});
+  const auto status = nested_string(*described, "TimeToLiveDescription", "TimeToLiveStatus");
+  const auto attribute = nested_string(*described, "TimeToLiveDescription", "AttributeName");
   if ((status == "ENABLED" || status == "ENABLING") && attribute == kTtlAttribute) return true;
   if (status == "ENABLED" || status == "ENABLING") {
     // Only one TTL attribute per table: silently keeping another one would never expire ours.

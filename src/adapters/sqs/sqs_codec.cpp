@@ -14,9 +14,12 @@ using nlohmann::json;
 
 Error malformed(std::string what) {
   // A reply we cannot read may come from a proxy or a partial answer; retrying is safe for
-  // every call here and the caller backs off.
-  return {
-      .error_class = ErrorClass::Retryable, .code = "MalformedReply", .message = std::move(what)};
+  // every call here and the caller backs off. It followed a 2xx, so the call may have taken
+  // effect (a message sent, deliveries received).
+  return {.error_class = ErrorClass::Retryable,
+          .code = "MalformedReply",
+          .message = std::move(what),
+          .ambiguous = true};
 }
 
 std::string string_at(const json& object, const char* name) {
@@ -111,7 +114,8 @@ std::expected<consumer::MessageAttributes, Error> decode_attributes(const json& 
   if (!attributes.is_object()) return std::unexpected(malformed("MessageAttributes not an object"));
   consumer::MessageAttributes out;
   for (const auto& [name, value] : attributes.items()) {
-    if (!value.is_object()) return std::unexpected(malformed("attribute not an object: " + name));
+    if (!value.is_object())
+      return std::unexpected(malformed("a message attribute is not an object"));
     consumer::MessageAttribute attribute{.data_type = string_at(value, "DataType")};
     attribute.value = attribute.data_type.starts_with("Binary") ? string_at(value, "BinaryValue")
                                                                 : string_at(value, "StringValue");

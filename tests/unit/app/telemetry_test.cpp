@@ -175,6 +175,17 @@ TEST_F(TelemetryTest, MetricsNameTheBuildAndCarryTheProcessMetrics) {
   }
 }
 
+TEST_F(TelemetryTest, ProducerAttributesLeftOutOfADlqCopyAreLoggedAndCounted) {
+  const std::vector<std::string> dropped{"p7", "p8"};
+  telemetry_.on_dlq_attributes_dropped("m-1", dropped);
+  EXPECT_THAT(metrics_.render(), HasSubstr("ic_dlq_attributes_dropped_total 2"));
+  const auto line = last_line();
+  EXPECT_EQ(line["msg"], "producer attributes left out of the DLQ copy");
+  EXPECT_EQ(line["messageId"], "m-1");
+  EXPECT_EQ(line["count"], 2);
+  EXPECT_EQ(line["attributes"], "p7,p8");
+}
+
 TEST(StoreOperation, NamesAreTheMetricLabelValues) {
   EXPECT_EQ(idem::to_string(idem::StoreOperation::Claim), "claim");
   EXPECT_EQ(idem::to_string(idem::StoreOperation::Complete), "complete");

@@ -126,6 +126,20 @@ TEST(ChargeEventDecoder, RefusesAKeyGivenTwice) {
   EXPECT_THAT(error.rule, HasSubstr("more than once"));
 }
 
+// The repeated key is the producer's text: a 200 KB key or one with raw control characters
+// must reach failureDetail (and the log line) bounded and escaped.
+TEST(ChargeEventDecoder, NamesAHostileRepeatedKeyBoundedAndEscaped) {
+  const std::string long_key(200'000, 'k');
+  const charge::ValidationError huge =
+      refusal(R"({")" + long_key + R"(":1,")" + long_key + R"(":2})");
+  EXPECT_EQ(huge.field, std::string(61, 'k') + "...");
+  EXPECT_THAT(huge.rule, HasSubstr("more than once"));
+
+  // JSON escapes: the parser hands the key over with the raw U+0001 and ESC in it.
+  const charge::ValidationError control = refusal(R"({"\u0001\u001b[31m":1,"\u0001\u001b[31m":2})");
+  EXPECT_EQ(control.field, "\\u0001\\u001b[31m");
+}
+
 TEST(ChargeEventDecoder, RefusesRepeatedKeysInNestedObjectsToo) {
   const std::string nested = kValid.substr(0, kValid.size() - 1) + R"(,"x":{"a":1,"a":2}})";
   EXPECT_THAT(refusal(nested).rule, HasSubstr("more than once"));

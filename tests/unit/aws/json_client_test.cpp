@@ -18,8 +18,8 @@ namespace {
 using namespace std::chrono_literals;
 using ::testing::ElementsAre;
 
-using Step = testing::ScriptedTransport::Step;
 using testing::ScriptedTransport;
+using Step = ScriptedTransport::Step;
 
 std::string header(const http::HttpRequest& request, std::string_view name) {
   for (const auto& [key, value] : request.headers) {

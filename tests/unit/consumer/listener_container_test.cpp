@@ -8,6 +8,7 @@
 #include <semaphore>
 #include <set>
 
+#include "consumer/dead_letter.hpp"
 #include "consumer/forwarding_queue.hpp"
 #include "testing/fake_queue.hpp"
 #include "testing/fault_injecting_queue.hpp"
@@ -167,6 +168,81 @@ TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
   ASSERT_EQ(dlq.size(), 1u);
   EXPECT_FALSE(dlq[0].attributes.contains("chargeId")) << "no key, no key attribute";
   EXPECT_EQ(dlq[0].attributes.at("failureReason").value, "INVALID_MESSAGE");
+}
+
+// SQS refuses a copy for good when attributes push it over the size limit: the container sends
+// a smaller copy at once instead of retrying the same one until maxReceiveCount.
+TEST(ListenerContainer, RefusedDlqCopyIsFollowedAtOnceByACopyWithoutProducerAttributes) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_dlq_sends(1, {.error_class = ErrorClass::Permanent,
+                            .code = "InvalidParameterValue",
+                            .message = "Message must be shorter than 262144 bytes."});
+  const auto id = queue.send("poison", {{"big", {"String", std::string(200'000, 'x')}}});
+  ListenerContainer container(
+      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
+      fast_config(), &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  const auto dlq = queue.dead_lettered();
+  ASSERT_EQ(dlq.size(), 1u);
+  EXPECT_EQ(dlq[0].body, "poison");
+  const MessageAttributes expected{{"failureReason", {"String", "INVALID_MESSAGE"}},
+                                   {"failureDetail", {"String", "body: bad"}},
+                                   {"sourceMessageId", {"String", id}}};
+  EXPECT_EQ(dlq[0].attributes, expected);
+  EXPECT_EQ(observer.dlq_copies_refused(), std::vector<std::string>{"ours_only"});
+  EXPECT_EQ(observer.dlq_attributes_dropped(), std::vector<std::string>{"big"});
+  EXPECT_TRUE(observer.dlq_failures().empty());
+  EXPECT_TRUE(all_visibility_entries(queue).empty()) << "no delivery waited for a retry";
+}
+
+TEST(ListenerContainer, DlqCopyRefusedAtEverySizeIsKeptForRetryNotLost) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_dlq_sends(3, {.error_class = ErrorClass::Permanent, .code = "InvalidParameterValue"});
+  const auto id = queue.send("poison", {{"traceparent", {"String", "00-1"}}});
+  auto config = fast_config();
+  config.dlq_failure_retry = 3s;
+  ListenerContainer container(
+      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
+      config, &observer);
+  Running running(container);
+
+  // Full, ours only, reason only: all refused, so the message waits; the next delivery's
+  // full copy goes through.
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  EXPECT_EQ(observer.dlq_copies_refused(), (std::vector<std::string>{"ours_only", "reason_only"}));
+  EXPECT_EQ(observer.dlq_failures(), std::vector<std::string>{id});
+  const auto dlq = queue.dead_lettered();
+  ASSERT_EQ(dlq.size(), 1u);
+  EXPECT_EQ(dlq[0].attributes.at("traceparent").value, "00-1");
+  EXPECT_TRUE(observer.dlq_attributes_dropped().empty());
+}
+
+TEST(ListenerContainer, ReportsProducerAttributesBeyondTheSqsLimit) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  MessageAttributes producer;
+  for (int i = 0; i < 8; ++i)
+    producer.emplace("p" + std::to_string(i), MessageAttribute{"String", "v"});
+  const auto id = queue.send("poison", producer);
+  ListenerContainer container(
+      queue, always(DeadLetter{.reason = "PAYLOAD_MISMATCH", .detail = "differs", .key = "CHG-1"}),
+      fast_config(), &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  // Four of ours leave room for six of the eight, in name order.
+  EXPECT_EQ(queue.dead_lettered().at(0).attributes.size(), kMaxMessageAttributes);
+  EXPECT_EQ(observer.dlq_attributes_dropped(), (std::vector<std::string>{"p6", "p7"}));
+  EXPECT_TRUE(observer.dlq_copies_refused().empty());
 }
 
 TEST(ListenerContainer, AsksOnlyForAsManyMessagesAsThereAreFreeWorkers) {

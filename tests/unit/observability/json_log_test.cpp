@@ -181,6 +181,25 @@ TEST(JsonLog, HostileValuesStayOnOneLineAndParseBack) {
   EXPECT_EQ(json["k\xEF\xBF\xBD\"ey"], 1);
 }
 
+// A 200 KB key a producer repeated must not make a 200 KB line.
+TEST(JsonLog, LongValuesAreCutAndMarkedWithTheirLength) {
+  Capture out;
+  Logger log{LogLevel::Debug, out.sink(), kFixedClock};
+  const std::string huge(200'000, 'k');
+  std::string accents;
+  for (int i = 0; i < 1000; ++i) accents += "\xc3\xa9";  // "é", two bytes each
+  log.warn("dead-lettering", {{"failureDetail", huge}, {"name", accents}, {"short", "ok"}});
+
+  ASSERT_EQ(out.lines.size(), 1u);
+  EXPECT_LT(out.lines[0].size(), 3 * kMaxLogValueBytes);
+  const ordered_json json = out.parsed(0);  // a cut inside "é" would not parse back
+  EXPECT_EQ(json["failureDetail"], std::string(kMaxLogValueBytes, 'k') + "...(200000 bytes)");
+  const std::string name = json["name"];
+  EXPECT_TRUE(name.ends_with("...(2000 bytes)"));
+  EXPECT_EQ(name.find("\xef\xbf\xbd"), std::string::npos) << "no replacement character";
+  EXPECT_EQ(json["short"], "ok");
+}
+
 TEST(JsonLog, ConcurrentLoggingYieldsOnlyWholeLines) {
   std::ostringstream stream;
   Logger log{LogLevel::Info, ostream_sink(stream), kFixedClock};

@@ -135,5 +135,26 @@ TEST(SqsClient, FailuresReachTheCallerAsTheAwsClientClassifiedThem) {
   }
 }
 
+// A 2xx reply of unexpected shape is an error value, flagged as possibly taken effect: the
+// messages may have been received or sent all the same.
+TEST(SqsClient, RepliesOfUnexpectedShapeAreAmbiguousErrorsNotExceptions) {
+  for (const char* body :
+       {"[]", "null", R"({"Messages":{}})", R"({"Messages":[1]})",
+        R"({"Messages":[{"MessageId":"m","ReceiptHandle":"r","Attributes":[]}]})",
+        R"({"Messages":[{"MessageId":"m","ReceiptHandle":"r",)"
+        R"("MessageAttributes":{"a":"x"}}]})"}) {
+    Wiring wiring(body);
+    const auto got = wiring.sqs.receive("http://q/1/src", 10, 1s);
+    ASSERT_FALSE(got) << body;
+    EXPECT_TRUE(got.error().ambiguous) << body;
+    EXPECT_TRUE(got.error().retryable()) << body;
+  }
+  Wiring no_id(R"({"MessageId":5})");
+  const auto sent = no_id.sqs.send("http://q/1/dlq", {.body = "b"});
+  ASSERT_FALSE(sent);
+  EXPECT_EQ(sent.error().code, "MalformedReply");
+  EXPECT_TRUE(sent.error().ambiguous);
+}
+
 }  // namespace
 }  // namespace ic::sqs
