@@ -76,7 +76,7 @@ TEST_F(TelemetryTest, ReceivesAndStoreCallsFeedReadinessAndItsGauges) {
   telemetry_.store_failed(charge_, idem::StoreOperation::Release, timeout);
   EXPECT_FALSE(readiness_.ready()) << "two in a row, of any operation, say the store is down";
   EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_dependency_up{dependency="store"} 0)"));
-  telemetry_.fenced(charge_, idem::StoreOperation::Complete);
+  telemetry_.fenced(charge_, idem::StoreOperation::Complete, "token-a");
   EXPECT_TRUE(readiness_.ready()) << "a refused write is still an answer";
 }
 

@@ -20,14 +20,14 @@ ScriptedTransport::Step ok(std::string body) {
 }
 
 // Enough copies of one reply for every attempt of every round.
-ScriptedTransport answering(const std::string& body, int times = 6) {
+std::deque<ScriptedTransport::Step> answering(const std::string& body, int times = 6) {
   std::deque<ScriptedTransport::Step> script;
   for (int i = 0; i < times; ++i) script.push_back(ok(body));
-  return ScriptedTransport(std::move(script));
+  return script;
 }
 
 struct Wiring {
-  explicit Wiring(ScriptedTransport script)
+  explicit Wiring(std::deque<ScriptedTransport::Step> script)
       : transport(std::move(script)),
         client({.service = "dynamodb",
                 .signing_name = "dynamodb",
@@ -87,15 +87,15 @@ TEST(DynamoDbReplyShapes, ProvisioningReadsOddShapesAsAnUnknownStatus) {
   const ProvisionOptions options{.active_timeout = 0ms, .clock = real_clock(), .sleeper = no_sleep};
   // TableStatus under a string, then TTL fields of the wrong type: no exception, a status
   // that is not ACTIVE, then a TTL that is not known to be enabled.
-  Wiring not_active(ScriptedTransport({ok("{}"), ok(R"({"Table":"ACTIVE"})")}));
+  Wiring not_active({ok("{}"), ok(R"({"Table":"ACTIVE"})")});
   const auto refused = provision_table(not_active.client, "idempotency", options);
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "TableNotActive");
 
-  Wiring odd_ttl(ScriptedTransport(
+  Wiring odd_ttl(
       {ok("{}"), ok(R"({"Table":{"TableStatus":"ACTIVE"}})"),
        ok(R"({"TimeToLiveDescription":{"TimeToLiveStatus":1,"AttributeName":["expiresAt"]}})"),
-       ok("{}")}));
+       ok("{}")});
   const auto provisioned = provision_table(odd_ttl.client, "idempotency", options);
   ASSERT_TRUE(provisioned) << provisioned.error().message;
   EXPECT_TRUE(provisioned->ttl_enabled) << "the TTL was enabled by UpdateTimeToLive";
