@@ -43,9 +43,10 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
       "  CORE_BANKING_URL=https://core.bank.internal NOTIFICATION_URL=https://notify.internal \\\n"
       "  charge-recovery run --workers 32");
   settings.add_flags(*run, kAwsSettings);
-  settings.add_flags(*run, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE",
-                            "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
-                            "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
+  settings.add_flags(
+      *run, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE", "LEASE_SECONDS", "WORKERS",
+             "CORE_BANKING_URL", "NOTIFICATION_URL", "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL",
+             "SHUTDOWN_GRACE_SECONDS", "RECEIVERS"});
   run->callback([&] {
     auto run_settings = load_run_settings(settings);
     if (!run_settings) {

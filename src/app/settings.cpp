@@ -10,7 +10,7 @@
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 15> kSettings = {{
+constexpr std::array<SettingSpec, 16> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -29,6 +29,7 @@ constexpr std::array<SettingSpec, 15> kSettings = {{
     {"LOG_LEVEL", "--log-level", "debug, info, warn or error", "info"},
     {"SHUTDOWN_GRACE_SECONDS", "--shutdown-grace-seconds",
      "how long SIGTERM waits for in-flight messages", "30"},
+    {"RECEIVERS", "--receivers", "concurrent long polls (default: WORKERS / 16, rounded up)", ""},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -160,6 +161,12 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto grace = s.integer("SHUTDOWN_GRACE_SECONDS", 0, 3600);
   if (!grace) return std::unexpected(grace.error());
   out.shutdown_grace = std::chrono::seconds(*grace);
+  out.receivers = (out.workers + kWorkersPerReceiver - 1) / kWorkersPerReceiver;
+  if (s.lookup("RECEIVERS")) {
+    auto receivers = s.integer("RECEIVERS", 1, 64);
+    if (!receivers) return std::unexpected(receivers.error());
+    out.receivers = *receivers;
+  }
   return out;
 }
 

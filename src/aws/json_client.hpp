@@ -17,6 +17,7 @@
 #include <expected>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -79,8 +80,10 @@ class JsonClient {
   // AwsError is classified; `response_body` carries the service's error document (e.g. the
   // ALL_OLD Item of a ConditionalCheckFailedException); `ambiguous` is set when any attempt
   // may have taken effect (timeout or dropped connection after sending, or a 5xx reply).
+  // Once `cancel` is requested the attempt in progress is abandoned and nothing is retried.
   [[nodiscard]] std::expected<nlohmann::json, AwsError> call(std::string_view operation,
-                                                             const nlohmann::json& request);
+                                                             const nlohmann::json& request,
+                                                             std::stop_token cancel = {});
 
   [[nodiscard]] const JsonServiceConfig& config() const { return config_; }
 
@@ -90,7 +93,7 @@ class JsonClient {
  private:
   [[nodiscard]] std::expected<nlohmann::json, AwsError> attempt_once(
       std::string_view operation, const std::string& body, const std::string& invocation_id,
-      int attempt, long& http_status);
+      int attempt, const std::stop_token& cancel, long& http_status);
   void learn_skew(const http::HttpResponse& response);
 
   JsonServiceConfig config_;
