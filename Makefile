@@ -4,7 +4,7 @@ JOBS ?= $(shell nproc)
 VENV_PY := .venv/bin/python
 
 .PHONY: demo deps build test unit-test system-test asan-test tsan-test sanitize-test clang-check \
-        model-check bench format format-check clean
+        model-check bench format format-check clean release-build
 
 deps:
 	@scripts/install-deps.sh
@@ -61,3 +61,9 @@ format-check:
 
 clean:
 	rm -rf build
+
+# The optimised build with every target (tests and benchmarks too), so CI catches what only -O3
+# warns about (`make bench` builds the same preset).
+release-build: deps
+	cmake --preset release >/dev/null
+	cmake --build --preset release -j $(JOBS)
