@@ -55,6 +55,8 @@ void ListenerContainer::request_stop() {
     stop_requested_ = true;
   }
   changed_.notify_all();
+  work_.notify_all();
+  stopped_.notify_all();
   stop_source_.request_stop();
 }
 
@@ -68,7 +70,7 @@ void ListenerContainer::run() {
   }
   {
     MutexLock lock(mutex_);
-    changed_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_requested_; });
+    stopped_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_requested_; });
   }
   finish_shutdown();
 }
@@ -122,6 +124,7 @@ void ListenerContainer::receive_loop() {
     failures = 0;
     observer_.on_received(received->size());  // an empty poll also proves the queue answers
     std::vector<Message> late;
+    std::size_t queued = 0;
     {
       MutexLock lock(mutex_);
       free_slots_ += asked - static_cast<std::ptrdiff_t>(received->size());
@@ -130,9 +133,12 @@ void ListenerContainer::receive_loop() {
       } else {
         const auto now = std::chrono::steady_clock::now();
         for (auto& message : *received) ready_.push_back({std::move(message), now});
+        queued = received->size();
       }
     }
-    changed_.notify_all();
+    // One worker per message: waking every idle worker for each one only burns CPU.
+    for (std::size_t i = 0; i < queued; ++i) work_.notify_one();
+    if (static_cast<std::ptrdiff_t>(received->size()) < asked) changed_.notify_all();
     return_unstarted(std::move(late));
   }
 }
@@ -157,8 +163,7 @@ void ListenerContainer::worker_loop() {
     std::vector<Message> stale;
     {
       MutexLock lock(mutex_);
-      changed_.wait(mutex_,
-                    [this]() REQUIRES(mutex_) { return stop_requested_ || !ready_.empty(); });
+      work_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_requested_ || !ready_.empty(); });
       if (stop_requested_) return;
       const auto oldest_allowed = std::chrono::steady_clock::now() - config_.prefetch_max_age;
       while (!ready_.empty() && ready_.front().at < oldest_allowed) {

@@ -102,7 +102,10 @@ class ListenerContainer {
   HeartbeatScheduler heartbeats_;
 
   Mutex mutex_;
-  CondVar changed_;
+  // Each waits for one thing, so that a finished message wakes no more threads than need it.
+  CondVar changed_;  // slots freed, or stop: receivers and the shutdown's drain wait on it
+  CondVar work_;     // a message is ready, or stop: workers
+  CondVar stopped_;  // stop: run()
   bool stop_requested_ GUARDED_BY(mutex_) = false;
   std::stop_source stop_source_;  // cuts long polls short
   // workers + prefetch, minus the messages asked for, received and not started, and running
