@@ -144,7 +144,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
        // prefetched message older than a quarter lease is handed back before its visibility
        // (one lease from the receive) could lapse ahead of the heartbeat's first extension.
        .prefetch = consumer::kMaxReceiveMessages * static_cast<std::size_t>(settings.receivers),
-       .prefetch_max_age = settings.lease / 4,
+       .prefetch_max_age = Millis{settings.lease} / 4,
        .shutdown_grace = settings.shutdown_grace},
       &telemetry);
   signals.on_signal([&](int signal) {
