@@ -37,6 +37,9 @@ ListenerContainer::ListenerContainer(QueuePort& queue, Handler handler, Listener
   if (config_.workers == 0 || config_.receivers == 0 || !handler_) {
     throw std::invalid_argument("ListenerContainer needs a handler, workers and receivers");
   }
+  if (config_.prefetch > 0 && config_.prefetch_max_age <= Millis{0}) {
+    throw std::invalid_argument("ListenerContainer: a prefetch needs a positive prefetch_max_age");
+  }
 }
 
 ListenerContainer::~ListenerContainer() {

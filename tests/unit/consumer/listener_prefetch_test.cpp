@@ -72,6 +72,15 @@ TEST(ListenerPrefetch, BusyWorkersAreFedWholeBatches) {
   for (int n : asked) EXPECT_EQ(n, 10) << "never a receive for a single freed worker";
 }
 
+TEST(ListenerPrefetch, APrefetchWithoutAnAgeToKeepMessagesIsRefused) {
+  FakeQueue queue;
+  auto config = prefetching(4, 10);
+  config.prefetch_max_age = 0ms;  // every prefetched message would be handed back unstarted
+  EXPECT_THROW(ListenerContainer(
+                   queue, [](const Message&, LeaseHeartbeat&) { return Ack{}; }, config),
+               std::invalid_argument);
+}
+
 TEST(ListenerPrefetch, APrefetchedMessageTooOldToStartIsHandedBack) {
   FakeQueue queue;
   RecordingObserver observer;
