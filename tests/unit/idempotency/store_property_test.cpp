@@ -81,11 +81,9 @@ RC_GTEST_PROP(StoreProperty, RandomInterleavingsKeepTheClaimInvariants, ()) {
         break;
       case Op::Claim:
       case Op::RetryClaim: {
-        // Appended, not `"t" + std::to_string(…)`: that operator+ inlines insert(0, …), on which
-        // GCC 12 -O3 raises a false -Werror=restrict (GCC bug 105329).
         const std::string claim_token = step.op == Op::RetryClaim && held != beliefs.end()
                                             ? token
-                                            : std::string("t").append(std::to_string(++next_token));
+                                            : "t" + std::to_string(++next_token);
         auto result = store.claim({.key = key,
                                    .payload_hash = step.other_payload ? "h2" : "h1",
                                    .token = claim_token,
