@@ -45,7 +45,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   settings.add_flags(*run, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE",
                             "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
                             "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
-  settings.add_flags(*run, {"PROBE_INTERVAL_SECONDS"});
+  settings.add_flags(*run, {"PROBE_INTERVAL_SECONDS", "RECEIVERS"});
   settings.add_flags(*run, {"CORE_BANKING_TOKEN_FILE", "NOTIFICATION_TOKEN_FILE",
                             "BANK_TLS_CERT_FILE", "BANK_TLS_KEY_FILE", "BANK_TLS_CA_FILE"});
   run->callback([&] {

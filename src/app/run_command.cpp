@@ -130,6 +130,12 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
         return disposition;
       },
       {.workers = static_cast<std::size_t>(settings.workers),
+       .receivers = static_cast<std::size_t>(settings.receivers),
+       // One batch per receiver waits ready, so workers do not idle through a receive; a
+       // prefetched message older than a quarter lease is handed back before its visibility
+       // (one lease from the receive) could lapse ahead of the heartbeat's first extension.
+       .prefetch = consumer::kMaxReceiveMessages * static_cast<std::size_t>(settings.receivers),
+       .prefetch_max_age = Millis{settings.lease} / 4,
        .shutdown_grace = settings.shutdown_grace},
       &telemetry);
   std::atomic<bool> signalled{false};

@@ -14,7 +14,7 @@
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 22> kSettings = {{
+constexpr std::array<SettingSpec, 23> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -46,6 +46,7 @@ constexpr std::array<SettingSpec, 22> kSettings = {{
     {"BANK_TLS_KEY_FILE", "--bank-tls-key-file", "PEM private key of BANK_TLS_CERT_FILE", ""},
     {"BANK_TLS_CA_FILE", "--bank-tls-ca-file",
      "PEM CA bundle that verifies the bank APIs (else the system store)", ""},
+    {"RECEIVERS", "--receivers", "concurrent long polls (default: WORKERS / 16, rounded up)", ""},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -222,6 +223,12 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto bank_auth = load_bank_auth(s);
   if (!bank_auth) return std::unexpected(bank_auth.error());
   out.bank_auth = *bank_auth;
+  out.receivers = (out.workers + kWorkersPerReceiver - 1) / kWorkersPerReceiver;
+  if (s.lookup("RECEIVERS")) {
+    auto receivers = s.integer("RECEIVERS", 1, 64);
+    if (!receivers) return std::unexpected(receivers.error());
+    out.receivers = *receivers;
+  }
   return out;
 }
 

@@ -93,7 +93,13 @@ struct RunSettings {
   std::chrono::seconds shutdown_grace{30};
   std::chrono::seconds probe_interval{15};
   BankAuthSettings bank_auth;
+  int receivers = 2;
 };
+
+// One receiver feeds this many workers: a real SQS receive takes 20-50 ms and returns at most
+// 10 messages, so one receiver brings 200-500 messages/s, and 16 workers whose effect (claim,
+// debit, notify, complete) takes 80 ms or more use at most 200/s (docs/design.md §5).
+inline constexpr int kWorkersPerReceiver = 16;
 
 [[nodiscard]] std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s);
 [[nodiscard]] std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource& s);

@@ -1,6 +1,5 @@
 #include "application/charge_recovery_service.hpp"
 
-#include <algorithm>
 #include <utility>
 
 #include "core/backoff.hpp"
@@ -69,11 +68,12 @@ Disposition ChargeRecoveryService::handle(const Delivery& delivery,
                                           consumer::LeaseHeartbeat& heartbeat) {
   const Claim claim{delivery.charge, config_.key_prefix + delivery.charge.id.value(),
                     tokens_.next()};
+  const Instant claimed_at = clock_.now();
   auto result = store_.claim({.key = claim.key,
                               .payload_hash = std::string(delivery.payload_hash),
                               .token = claim.token,
                               .owner = config_.owner,
-                              .now = clock_.now(),
+                              .now = claimed_at,
                               .lease = config_.lease});
   if (!result) {
     observer_.store_failed(delivery.charge, StoreOperation::Claim, result.error());
@@ -81,7 +81,9 @@ Disposition ChargeRecoveryService::handle(const Delivery& delivery,
   }
   observer_.claim_decided(delivery.charge, *result);
   if (result->outcome != ClaimOutcome::Acquired) return on_refusal(delivery, *result);
-  return run_effect(delivery, claim, heartbeat);
+  Disposition disposition = run_effect(delivery, claim, heartbeat);
+  effect_durations_.record(clock_.now() - claimed_at);
+  return disposition;
 }
 
 Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
@@ -91,8 +93,12 @@ Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
     case ClaimOutcome::DuplicateDone:
       return Ack{};
     case ClaimOutcome::DuplicateInProgress:
-      // Come back right after the holder's lease ends; it may have finished by then.
-      return RetryLater{std::max(Millis{0}, record.lease_until - clock_.now()), "in_progress"};
+      return RetryLater{recheck_delay({.now = clock_.now(),
+                                       .lease_until = record.lease_until,
+                                       .lease = config_.lease,
+                                       .receive_count = delivery.receive_count,
+                                       .typical_effect = effect_durations_.p90()}),
+                        "in_progress"};
     case ClaimOutcome::DuplicateFailed:
       return dead_letter(charge::dlq_reason::kPreviouslyFailed,
                          "charge already failed permanently: " + record.failure_reason,

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "application/charge_observer.hpp"
+#include "application/recheck_policy.hpp"
 #include "consumer/disposition.hpp"
 #include "consumer/lease_heartbeat.hpp"
 #include "domain/charge.hpp"
@@ -35,8 +36,9 @@ struct Delivery {
   int receive_count = 1;  // SQS ApproximateReceiveCount, 1 on first delivery
 };
 
-// Thread-safety: handle() may run concurrently on many threads; the service holds no mutable
-// state of its own. Ownership: every port is borrowed and must outlive the service.
+// Thread-safety: handle() may run concurrently on many threads; its only mutable state is the
+// internally locked window of effect durations that times in-progress re-checks. Ownership: every
+// port is borrowed and must outlive the service.
 class ChargeRecoveryService {
  public:
   ChargeRecoveryService(idem::IdempotencyStore& store, charge::AccountDebitPort& bank,
@@ -76,6 +78,7 @@ class ChargeRecoveryService {
   charge::TokenSource& tokens_;
   ChargeObserver& observer_;
   const ServiceConfig config_;
+  EffectDurations effect_durations_;
 };
 
 }  // namespace ic::application

@@ -52,7 +52,8 @@ std::chrono::milliseconds JsonClient::clock_skew() const {
 }
 
 std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operation,
-                                                         const nlohmann::json& request) {
+                                                         const nlohmann::json& request,
+                                                         std::stop_token cancel) {
   const std::string body = request.dump();
   const std::string invocation_id = hooks_.invocation_id();
   RetryAttempt retry_state;
@@ -60,7 +61,7 @@ std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operat
   for (int attempt = 1;; ++attempt) {
     const auto started = std::chrono::steady_clock::now();
     long http_status = 0;
-    auto result = attempt_once(operation, body, invocation_id, attempt, http_status);
+    auto result = attempt_once(operation, body, invocation_id, attempt, cancel, http_status);
     AttemptEvent event{.service = config_.service,
                        .operation = operation,
                        .attempt = attempt,
@@ -75,7 +76,8 @@ std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operat
     }
     AwsError& error = result.error();
     ambiguous = ambiguous || error.ambiguous;
-    const auto delay = retry_.on_failure(error, attempt, retry_state);
+    const auto delay =
+        cancel.stop_requested() ? std::nullopt : retry_.on_failure(error, attempt, retry_state);
     event.result = error.code;
     event.will_retry = delay.has_value();
     if (hooks_.observer) hooks_.observer->on_attempt(event);
@@ -87,10 +89,9 @@ std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operat
   }
 }
 
-std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_view operation,
-                                                                 const std::string& body,
-                                                                 const std::string& invocation_id,
-                                                                 int attempt, long& http_status) {
+std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(
+    std::string_view operation, const std::string& body, const std::string& invocation_id,
+    int attempt, const std::stop_token& cancel, long& http_status) {
   if (!endpoint_valid_) {
     // The signer needs a URL it can split; settings validate endpoints, so this is a client
     // built around them, answered as a value rather than a throw on some worker thread.
@@ -109,7 +110,8 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(std::string_vie
                   {"amz-sdk-invocation-id", invocation_id},
                   {"amz-sdk-request",
                    fmt::format("attempt={}; max={}", attempt, retry_.config().max_attempts)}},
-      .body = body};
+      .body = body,
+      .cancel = cancel};
   sign_request(request, *credentials,
                {.region = config_.region,
                 .service = config_.signing_name,

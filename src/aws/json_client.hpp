@@ -17,6 +17,7 @@
 #include <expected>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <stop_token>
 #include <string>
 #include <string_view>
 
@@ -81,8 +82,10 @@ class JsonClient {
   // may have taken effect (timeout or dropped connection after sending, or a 5xx reply).
   // A reply is always a JSON object: a 2xx whose body is not one is a retryable, ambiguous
   // MalformedResponse.
+  // Once `cancel` is requested the attempt in progress is abandoned and nothing is retried.
   [[nodiscard]] std::expected<nlohmann::json, AwsError> call(std::string_view operation,
-                                                             const nlohmann::json& request);
+                                                             const nlohmann::json& request,
+                                                             std::stop_token cancel = {});
 
   [[nodiscard]] const JsonServiceConfig& config() const { return config_; }
 
@@ -92,7 +95,7 @@ class JsonClient {
  private:
   [[nodiscard]] std::expected<nlohmann::json, AwsError> attempt_once(
       std::string_view operation, const std::string& body, const std::string& invocation_id,
-      int attempt, long& http_status);
+      int attempt, const std::stop_token& cancel, long& http_status);
   void learn_skew(const http::HttpResponse& response);
 
   JsonServiceConfig config_;

@@ -21,7 +21,13 @@ HeartbeatScheduler::Id HeartbeatScheduler::schedule(Millis interval, Tick tick) 
   {
     MutexLock lock(mutex_);
     id = next_id_++;
-    entries_.emplace(id, Entry{SteadyClock::now() + interval, interval, std::move(tick)});
+    const auto due = SteadyClock::now() + interval;
+    // The timer sleeps until the earliest entry; a later one needs no wake-up (one context
+    // switch per delivery saved: most deliveries share one interval, so each is the latest).
+    const bool earliest =
+        std::ranges::none_of(entries_, [due](const auto& item) { return item.second.due <= due; });
+    entries_.emplace(id, Entry{due, interval, std::move(tick)});
+    if (!earliest) return id;
   }
   changed_.notify_all();
   return id;

@@ -35,9 +35,12 @@ ListenerContainer::ListenerContainer(QueuePort& queue, Handler handler, Listener
       observer_(observer ? *observer : no_op_observer()),
       jitter_(seed_of(config_)),
       batcher_(queue_, observer_, config_.flush_interval),
-      free_slots_(static_cast<std::ptrdiff_t>(config_.workers)) {
+      free_slots_(static_cast<std::ptrdiff_t>(config_.workers + config_.prefetch)) {
   if (config_.workers == 0 || config_.receivers == 0 || !handler_) {
     throw std::invalid_argument("ListenerContainer needs a handler, workers and receivers");
+  }
+  if (config_.prefetch > 0 && config_.prefetch_max_age <= Millis{0}) {
+    throw std::invalid_argument("ListenerContainer: a prefetch needs a positive prefetch_max_age");
   }
 }
 
@@ -57,6 +60,9 @@ void ListenerContainer::request_stop() {
     stop_requested_ = true;
   }
   changed_.notify_all();
+  work_.notify_all();
+  stopped_.notify_all();
+  stop_source_.request_stop();
 }
 
 void ListenerContainer::run() {
@@ -72,7 +78,7 @@ void ListenerContainer::run() {
   }
   {
     MutexLock lock(mutex_);
-    changed_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_requested_; });
+    stopped_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_requested_; });
   }
   finish_shutdown();
 }
@@ -82,8 +88,7 @@ void ListenerContainer::finish_shutdown() {
   std::vector<Message> unstarted;
   {
     MutexLock lock(mutex_);
-    unstarted.assign(std::make_move_iterator(ready_.begin()),
-                     std::make_move_iterator(ready_.end()));
+    for (auto& received : ready_) unstarted.push_back(std::move(received.message));
     ready_.clear();
   }
   return_unstarted(std::move(unstarted));
@@ -96,7 +101,7 @@ void ListenerContainer::finish_shutdown() {
     }
   }
   for (auto& thread : workers_) thread.join();
-  for (auto& thread : receivers_) thread.join();  // each returns what its last poll brought
+  for (auto& thread : receivers_) thread.join();  // each hands back what its last poll brought
   workers_.clear();
   receivers_.clear();
   batcher_.stop();  // flushes every buffered delete and visibility change
@@ -108,13 +113,12 @@ void ListenerContainer::receive_loop() {
     int asked = 0;
     {
       MutexLock lock(mutex_);
-      changed_.wait(mutex_,
-                    [this]() REQUIRES(mutex_) { return stop_requested_ || free_slots_ > 0; });
+      changed_.wait(mutex_, [this, &asked]() REQUIRES(mutex_) {
+        return stop_requested_ || (asked = reserve_slots()) > 0;
+      });
       if (stop_requested_) return;
-      asked = static_cast<int>(std::min<std::ptrdiff_t>(free_slots_, kMaxReceiveMessages));
-      free_slots_ -= asked;
     }
-    auto received = queue_.receive(asked, config_.wait_time);
+    auto received = queue_.receive_stoppable(asked, config_.wait_time, stop_source_.get_token());
     if (!received) {
       const auto delay = backoff_delay(failures++, config_.receive_backoff.base,
                                        config_.receive_backoff.cap, Jitter::Equal, jitter_);
@@ -128,33 +132,65 @@ void ListenerContainer::receive_loop() {
     failures = 0;
     observer_.on_received(received->size());  // an empty poll also proves the queue answers
     std::vector<Message> late;
+    std::size_t queued = 0;
     {
       MutexLock lock(mutex_);
       free_slots_ += asked - static_cast<std::ptrdiff_t>(received->size());
       if (stop_requested_) {
         late = std::move(*received);
       } else {
-        for (auto& message : *received) ready_.push_back(std::move(message));
+        const auto now = std::chrono::steady_clock::now();
+        for (auto& message : *received) ready_.push_back({std::move(message), now});
+        queued = received->size();
       }
     }
-    changed_.notify_all();
+    // One worker per message: waking every idle worker for each one only burns CPU.
+    for (std::size_t i = 0; i < queued; ++i) work_.notify_one();
+    if (static_cast<std::ptrdiff_t>(received->size()) < asked) changed_.notify_all();
     return_unstarted(std::move(late));
   }
+}
+
+int ListenerContainer::reserve_slots() {
+  if (free_slots_ <= 0) return 0;
+  const auto busy_or_assigned = static_cast<std::ptrdiff_t>(in_flight_ + ready_.size());
+  const bool worker_idle = busy_or_assigned < static_cast<std::ptrdiff_t>(config_.workers);
+  // Asking for fewer than a batch while every worker is busy is what starved the receiver: one
+  // ReceiveMessage per finished message.
+  const auto batch = std::min<std::ptrdiff_t>(
+      kMaxReceiveMessages, static_cast<std::ptrdiff_t>(config_.workers + config_.prefetch));
+  if (!worker_idle && free_slots_ < batch) return 0;
+  const auto asked = std::min<std::ptrdiff_t>(free_slots_, kMaxReceiveMessages);
+  free_slots_ -= asked;
+  return static_cast<int>(asked);
 }
 
 void ListenerContainer::worker_loop() {
   while (true) {
     std::optional<Message> message;
+    std::vector<Message> stale;
     {
       MutexLock lock(mutex_);
-      changed_.wait(mutex_,
-                    [this]() REQUIRES(mutex_) { return stop_requested_ || !ready_.empty(); });
+      work_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_requested_ || !ready_.empty(); });
       if (stop_requested_) return;
-      message = std::move(ready_.front());
-      ready_.pop_front();
-      // Reported under the lock so that the gauge never ends on a stale value.
-      observer_.on_in_flight(++in_flight_);
+      const auto oldest_allowed = std::chrono::steady_clock::now() - config_.prefetch_max_age;
+      while (!ready_.empty() && ready_.front().at < oldest_allowed) {
+        stale.push_back(std::move(ready_.front().message));
+        ready_.pop_front();
+        ++free_slots_;
+      }
+      if (!ready_.empty()) {
+        message = std::move(ready_.front().message);
+        ready_.pop_front();
+        // Reported under the lock so that the gauge never ends on a stale value.
+        observer_.on_in_flight(++in_flight_);
+      }
     }
+    if (!stale.empty()) {
+      changed_.notify_all();
+      return_unstarted(std::move(stale));
+    }
+    if (!message) continue;
     // The message is left alone and returns after its visibility timeout; the worker goes on.
     run_guarded("worker", &observer_, [&] { process(*message); });
     {

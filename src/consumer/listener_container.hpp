@@ -16,6 +16,7 @@
 #include <deque>
 #include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,7 +35,15 @@ namespace ic::consumer {
 
 struct ListenerConfig {
   std::size_t workers = 32;
-  std::size_t receivers = 1;               // concurrent long polls
+  std::size_t receivers = 1;  // concurrent long polls
+  // Messages received beyond the free workers, so that busy workers are not fed one receive per
+  // message. Prefetched messages are in flight (their visibility runs) while they wait: see
+  // prefetch_max_age. 0: ask only for free workers.
+  std::size_t prefetch = 0;
+  // A prefetched message that waited longer than this is handed back (visibility 0) instead of
+  // started: its visibility must not lapse before the heartbeat's first extension. Keep it well
+  // under half the queue's visibility timeout.
+  Millis prefetch_max_age{15000};
   std::chrono::seconds wait_time{20};      // WaitTimeSeconds of each receive
   Millis flush_interval{100};              // longest an ack waits for its batch to fill
   Millis shutdown_grace{30000};            // how long in-flight handlers get after a stop
@@ -51,10 +60,13 @@ using Handler = std::function<consumer::Disposition(const Message&, consumer::Le
 // any thread, before or during run() (it is not async-signal-safe: wire signals through a
 // thread that waits for them). The handler runs on `workers` threads concurrently.
 // Ownership: `queue` and `observer` must outlive the container.
-// Shutdown takes at most one receive wait (a long poll in progress is not interrupted; what
-// it returns is handed back with visibility 0) or the handlers' remaining time, whichever is
-// longer. Handlers still running after shutdown_grace are reported and still awaited: the
-// container never abandons a delivery it started.
+// Shutdown cuts a long poll in progress short where the queue port can (receive_stoppable;
+// what a poll still returns is handed back with visibility 0, as is every prefetched message
+// not started), then waits for the handlers' remaining time. Handlers still running after
+// shutdown_grace are reported and still awaited: the container never abandons a delivery it
+// started.
+// Flow control: a receiver polls at once while a worker is idle; while every worker is busy it
+// waits until a whole batch (10) fits into the free workers plus `prefetch`.
 class ListenerContainer {
  public:
   ListenerContainer(QueuePort& queue, Handler handler, ListenerConfig config,
@@ -67,7 +79,13 @@ class ListenerContainer {
   void request_stop();
 
  private:
+  struct Received {
+    Message message;
+    std::chrono::steady_clock::time_point at;
+  };
+
   void receive_loop();
+  [[nodiscard]] int reserve_slots() REQUIRES(mutex_);
   void worker_loop();
   void process(const Message& message);
   void apply(const Message& message, const consumer::Disposition& disposition, Millis elapsed);
@@ -87,10 +105,15 @@ class ListenerContainer {
   HeartbeatScheduler heartbeats_;
 
   Mutex mutex_;
-  CondVar changed_;
+  // Each waits for one thing, so that a finished message wakes no more threads than need it.
+  CondVar changed_;  // slots freed, or stop: receivers and the shutdown's drain wait on it
+  CondVar work_;     // a message is ready, or stop: workers
+  CondVar stopped_;  // stop: run()
   bool stop_requested_ GUARDED_BY(mutex_) = false;
-  std::ptrdiff_t free_slots_ GUARDED_BY(mutex_) = 0;  // workers minus queued and running
-  std::deque<Message> ready_ GUARDED_BY(mutex_);      // received, not started
+  std::stop_source stop_source_;  // cuts long polls short
+  // workers + prefetch, minus the messages asked for, received and not started, and running
+  std::ptrdiff_t free_slots_ GUARDED_BY(mutex_) = 0;
+  std::deque<Received> ready_ GUARDED_BY(mutex_);  // received, not started
   std::size_t in_flight_ GUARDED_BY(mutex_) = 0;
   std::vector<std::thread> workers_;
   std::vector<std::thread> receivers_;

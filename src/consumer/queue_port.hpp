@@ -12,6 +12,7 @@
 #include <expected>
 #include <map>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,6 +81,14 @@ class QueuePort {
   // and all message attributes.
   [[nodiscard]] virtual std::expected<std::vector<Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) = 0;
+
+  // receive(), cut short once `stop` is requested: it then returns what it has (usually
+  // nothing), and the stop itself is not an error. A port that cannot cut a poll short keeps
+  // this default, and shutdown waits out its poll.
+  [[nodiscard]] virtual std::expected<std::vector<Message>, Error> receive_stoppable(
+      int max_messages, std::chrono::seconds wait, std::stop_token /*stop*/) {
+    return receive(max_messages, wait);
+  }
 
   // At most kMaxBatchEntries entries; the result has exactly entries.size() elements.
   [[nodiscard]] virtual std::expected<BatchResult, Error> delete_batch(

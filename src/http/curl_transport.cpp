@@ -139,14 +139,50 @@ TransportError classify(CURLcode code, bool sent, const char* detail) {
                         .detail = fmt::format("{} ({})", curl_easy_strerror(code), detail)};
 }
 
+// curl_easy_perform, on a multi handle that a stop request wakes at once (a long poll would
+// otherwise hold shutdown for its whole wait). The connection stays in `multi`'s cache.
+CURLcode perform_cancellable(CURL* curl, CURLM*& multi, const std::stop_token& cancel) {
+  if (multi == nullptr && (multi = curl_multi_init()) == nullptr) return CURLE_OUT_OF_MEMORY;
+  if (curl_multi_add_handle(multi, curl) != CURLM_OK) return CURLE_FAILED_INIT;
+  CURLcode result = CURLE_ABORTED_BY_CALLBACK;
+  {
+    // Safe from any thread: curl_multi_wakeup is the one multi call that is.
+    const std::stop_callback wake(cancel, [multi] { curl_multi_wakeup(multi); });
+    while (true) {
+      int running = 0;
+      if (curl_multi_perform(multi, &running) != CURLM_OK) {
+        result = CURLE_FAILED_INIT;
+        break;
+      }
+      if (running == 0) {
+        int left = 0;
+        if (const CURLMsg* done = curl_multi_info_read(multi, &left);
+            done != nullptr && done->msg == CURLMSG_DONE) {
+          result = done->data.result;
+        }
+        break;
+      }
+      if (cancel.stop_requested()) break;
+      // A wake-up that came before this call still ends it at once.
+      curl_multi_poll(multi, nullptr, 0, 1000, nullptr);
+    }
+  }
+  curl_multi_remove_handle(multi, curl);
+  return result;
+}
+
 }  // namespace
 
 struct CurlHttpTransport::Handle {
   CURL* curl = nullptr;
+  CURLM* multi = nullptr;  // only for cancellable transfers: curl_multi_wakeup interrupts it
   Handle() : curl(curl_easy_init()) {
     if (curl == nullptr) throw std::runtime_error("curl_easy_init failed");
   }
-  ~Handle() { curl_easy_cleanup(curl); }
+  ~Handle() {
+    curl_easy_cleanup(curl);
+    if (multi != nullptr) curl_multi_cleanup(multi);
+  }
   Handle(const Handle&) = delete;
   Handle& operator=(const Handle&) = delete;
 };
@@ -174,7 +210,8 @@ CurlHttpTransport::Handle& CurlHttpTransport::handle_for_this_thread() {
 
 std::expected<HttpResponse, TransportError> CurlHttpTransport::send(const HttpRequest& request,
                                                                     const HttpTimeouts& timeouts) {
-  CURL* curl = handle_for_this_thread().curl;
+  Handle& handle = handle_for_this_thread();
+  CURL* curl = handle.curl;
   // Reset forgets the previous request's options but keeps the live connection.
   curl_easy_reset(curl);
   Exchange exchange;
@@ -213,7 +250,9 @@ std::expected<HttpResponse, TransportError> CurlHttpTransport::send(const HttpRe
                      static_cast<curl_off_t>(request.body.size()));
   }
 
-  const CURLcode code = curl_easy_perform(curl);
+  const CURLcode code = request.cancel.stop_possible()
+                            ? perform_cancellable(curl, handle.multi, request.cancel)
+                            : curl_easy_perform(curl);
   if (code != CURLE_OK) {
     const bool sent = request_sent(curl, request);
     return std::unexpected(

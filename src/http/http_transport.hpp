@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <expected>
+#include <stop_token>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,9 @@ struct HttpRequest {
   std::string url;     // absolute: scheme://host[:port]/path[?query]
   Headers headers;
   std::string body;
+  // Once stop is requested the transfer is abandoned (TransportFailure::Interrupted when the
+  // request had left, so callers treat it as ambiguous); a default token never stops.
+  std::stop_token cancel;
 };
 
 struct HttpResponse {

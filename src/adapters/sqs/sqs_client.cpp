@@ -15,12 +15,14 @@ constexpr std::chrono::seconds kMaxWait{20};  // SQS limit of WaitTimeSeconds
 
 std::expected<std::vector<consumer::Message>, Error> SqsClient::receive(std::string_view queue_url,
                                                                         int max_messages,
-                                                                        std::chrono::seconds wait) {
+                                                                        std::chrono::seconds wait,
+                                                                        std::stop_token stop) {
   const auto room =
       std::chrono::floor<std::chrono::seconds>(client_.config().timeouts.total) - kAnswerMargin;
   wait = std::clamp(std::min(wait, room), 0s, kMaxWait);
   max_messages = std::clamp(max_messages, 1, consumer::kMaxReceiveMessages);
-  auto reply = client_.call("ReceiveMessage", encode_receive(queue_url, max_messages, wait));
+  auto reply = client_.call("ReceiveMessage", encode_receive(queue_url, max_messages, wait), stop);
+  if (!reply && stop.stop_requested()) return std::vector<consumer::Message>{};
   if (!reply) return std::unexpected(reply.error());
   return decode_receive(*reply);
 }
@@ -97,6 +99,11 @@ std::expected<void, Error> SqsClient::purge_queue(std::string_view queue_url) {
 std::expected<std::vector<consumer::Message>, Error> SqsQueue::receive(int max_messages,
                                                                        std::chrono::seconds wait) {
   return client_.receive(queue_url_, max_messages, wait);
+}
+
+std::expected<std::vector<consumer::Message>, Error> SqsQueue::receive_stoppable(
+    int max_messages, std::chrono::seconds wait, std::stop_token stop) {
+  return client_.receive(queue_url_, max_messages, wait, std::move(stop));
 }
 
 std::expected<consumer::BatchResult, Error> SqsQueue::delete_batch(

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <expected>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +35,11 @@ class SqsClient {
  public:
   explicit SqsClient(aws::JsonClient& client) : client_(client) {}
 
+  // Once `stop` is requested the poll is abandoned and answers with no messages: what SQS may
+  // already have handed to it stays invisible for one visibility timeout, then comes back.
   [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
-      std::string_view queue_url, int max_messages, std::chrono::seconds wait);
+      std::string_view queue_url, int max_messages, std::chrono::seconds wait,
+      std::stop_token stop = {});
   [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
       std::string_view queue_url, std::span<const consumer::DeleteEntry> entries);
   [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
@@ -71,6 +75,8 @@ class SqsQueue final : public consumer::QueuePort {
 
   [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override;
+  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive_stoppable(
+      int max_messages, std::chrono::seconds wait, std::stop_token stop) override;
   [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
       std::span<const consumer::DeleteEntry> entries) override;
   [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(

@@ -145,6 +145,26 @@ TEST_F(SettingsTest, TheProbeIntervalDefaultsTo15SecondsWithinOneToAnHour) {
               StartsWith("PROBE_INTERVAL_SECONDS: must be an integer from 1 to 3600"));
 }
 
+TEST_F(SettingsTest, ReceiversDefaultToOnePerSixteenWorkersRoundedUp) {
+  for (const auto& [workers, receivers] :
+       {std::pair{"1", 1}, std::pair{"16", 1}, std::pair{"17", 2}, std::pair{"32", 2},
+        std::pair{"1024", 64}}) {
+    env["WORKERS"] = workers;
+    auto s = load();
+    ASSERT_TRUE(s) << s.error().line;
+    EXPECT_EQ(s->receivers, receivers) << workers << " workers";
+  }
+}
+
+TEST_F(SettingsTest, ReceiversCanBeSetAndAreRangeChecked) {
+  env["RECEIVERS"] = "5";
+  auto s = load();
+  ASSERT_TRUE(s) << s.error().line;
+  EXPECT_EQ(s->receivers, 5);
+  env["RECEIVERS"] = "0";
+  EXPECT_EQ(load().error().line, "RECEIVERS: must be an integer from 1 to 64, got '0'");
+}
+
 TEST_F(SettingsTest, EmptyEnvironmentValuesCountAsUnset) {
   env["IDEMPOTENCY_TABLE"] = "";
   EXPECT_THAT(load().error().line, StartsWith("IDEMPOTENCY_TABLE: required"));

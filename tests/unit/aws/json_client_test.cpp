@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <deque>
+#include <stop_token>
 
 #include "testing/fixed_random.hpp"
 #include "testing/scripted_transport.hpp"
@@ -162,6 +163,21 @@ TEST_F(JsonClientTest, TimeoutAfterSendMakesTheFinalErrorAmbiguous) {
   EXPECT_EQ(reply.error().code, "CouldNotConnect");
   EXPECT_TRUE(reply.error().ambiguous);  // the first attempt may have been applied
   EXPECT_EQ(policy_.tokens(), 500 - 10 - 5);
+}
+
+TEST_F(JsonClientTest, AStoppedCallIsNotRetriedAndCarriesTheStopToTheTransport) {
+  // What a transport answers when the stop cut the transfer short.
+  ScriptedTransport transport(
+      {transport_failure(http::TransportFailure::Interrupted), ok(R"({})")});
+  auto client = client_for(transport, policy_);
+  std::stop_source stop;
+  stop.request_stop();
+  const auto reply = client.call("ReceiveMessage", {}, stop.get_token());
+  ASSERT_FALSE(reply);
+  ASSERT_EQ(transport.sent.size(), 1u) << "no retry once stopped";
+  EXPECT_TRUE(transport.sent[0].cancel.stop_requested());
+  EXPECT_TRUE(sleeper_.sleeps.empty());
+  EXPECT_EQ(policy_.tokens(), 500) << "a stop costs no retry quota";
 }
 
 TEST_F(JsonClientTest, FailuresThatNeverLeftAreNotAmbiguous) {

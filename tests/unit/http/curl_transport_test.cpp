@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <mutex>
+#include <stop_token>
 #include <thread>
 
 #include "testing/bound_socket.hpp"
@@ -152,6 +153,57 @@ TEST(CurlHttpTransport, ConnectionClosedAfterRequestIsInterrupted) {
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().failure, TransportFailure::Interrupted) << reply.error().detail;
   EXPECT_TRUE(reply.error().ambiguous());
+}
+
+TEST(CurlHttpTransport, CancellableTransferAnswersAndKeepsItsConnection) {
+  std::mutex mutex;
+  std::vector<int> client_ports;
+  LocalHttpServer server([&](LocalHttpServer::Routes& s) {
+    s.Get("/who", [&](const httplib::Request& request, httplib::Response& response) {
+      std::lock_guard lock(mutex);
+      client_ports.push_back(request.remote_port);
+      response.set_content("ok", "text/plain");
+    });
+  });
+  CurlHttpTransport transport;
+  std::stop_source never_stopped;
+  for (int i = 0; i < 2; ++i) {
+    const auto reply = transport.send(
+        {.method = "GET", .url = server.url("/who"), .cancel = never_stopped.get_token()}, kQuick);
+    ASSERT_TRUE(reply) << reply.error().detail;
+    EXPECT_EQ(reply->body, "ok");
+  }
+  std::lock_guard lock(mutex);
+  ASSERT_EQ(client_ports.size(), 2u);
+  EXPECT_EQ(client_ports[0], client_ports[1]);
+}
+
+TEST(CurlHttpTransport, StopEndsATransferThatIsWaitingForItsAnswer) {
+  BoundSocket listener;
+  ASSERT_EQ(::listen(listener.fd(), 4), 0);
+  std::stop_source stop;
+  std::thread silent_server([&] {
+    const int connection = ::accept(listener.fd(), nullptr, nullptr);
+    std::string received;
+    char buffer[4096];
+    while (received.find("\r\n\r\nbody") == std::string::npos) {
+      const auto n = ::recv(connection, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      received.append(buffer, static_cast<std::size_t>(n));
+    }
+    stop.request_stop();  // the request has arrived; it is never answered
+    (void)::recv(connection, buffer, sizeof buffer, 0);  // until the client gives up
+    ::close(connection);
+  });
+  CurlHttpTransport transport;
+  const auto reply = transport.send(
+      {.method = "POST", .url = listener.url("/"), .body = "body", .cancel = stop.get_token()},
+      {.connect = 1000ms, .total = 60000ms});
+  silent_server.join();
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().failure, TransportFailure::Interrupted)
+      << "cut short by the stop, not by the 60 s timeout: " << reply.error().detail;
+  EXPECT_TRUE(reply.error().ambiguous()) << "the request had been sent";
 }
 
 }  // namespace

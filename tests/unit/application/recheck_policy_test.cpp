@@ -1,0 +1,100 @@
+// The in-progress re-check schedule: pure arithmetic on an injected "now", and the service using
+// it once it has seen enough of its own effects.
+#include "application/recheck_policy.hpp"
+
+#include <gtest/gtest.h>
+
+#include "testing/service_fixture.hpp"
+
+namespace ic::application {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr Millis kLease = 60s;
+const Instant kNow{Millis{1'000'000'000}};
+
+RecheckInput holder_claimed(Millis ago, int receive_count, std::optional<Millis> typical) {
+  return {.now = kNow,
+          .lease_until = kNow - ago + kLease,
+          .lease = kLease,
+          .receive_count = receive_count,
+          .typical_effect = typical};
+}
+
+TEST(RecheckDelay, WithoutAnEstimateWaitsOutTheHoldersLease) {
+  EXPECT_EQ(recheck_delay(holder_claimed(10s, 1, std::nullopt)), 50s);
+  EXPECT_EQ(recheck_delay(holder_claimed(10s, 5, std::nullopt)), 50s);
+}
+
+TEST(RecheckDelay, AFastHolderIsLookedAtAfterTheMinimum) {
+  EXPECT_EQ(recheck_delay(holder_claimed(10ms, 1, 30ms)), kMinRecheck);
+}
+
+TEST(RecheckDelay, ASlowEffectIsGivenTheTimeItProbablyStillNeeds) {
+  EXPECT_EQ(recheck_delay(holder_claimed(2s, 1, 7s)), 5s);
+}
+
+TEST(RecheckDelay, EachEarlierDeliveryDoublesTheDelay) {
+  EXPECT_EQ(recheck_delay(holder_claimed(0ms, 2, 30ms)), 2s);
+  EXPECT_EQ(recheck_delay(holder_claimed(0ms, 4, 30ms)), 8s);
+}
+
+TEST(RecheckDelay, NeverPastTheHoldersLease) {
+  EXPECT_EQ(recheck_delay(holder_claimed(50s, 9, 30ms)), 10s);
+  EXPECT_EQ(recheck_delay(holder_claimed(0ms, 1'000'000, 30ms)), kLease);
+  EXPECT_EQ(recheck_delay(holder_claimed(59'500ms, 1, 30ms)), 500ms);
+  EXPECT_EQ(recheck_delay(holder_claimed(70s, 1, 30ms)), 0ms) << "an expired lease: at once";
+}
+
+TEST(EffectDurations, NeedsAFewSamplesBeforeItEstimates) {
+  EffectDurations durations;
+  for (std::size_t i = 1; i < EffectDurations::kMinSamples; ++i) durations.record(10ms);
+  EXPECT_FALSE(durations.p90().has_value());
+  durations.record(10ms);
+  EXPECT_EQ(durations.p90(), 10ms);
+}
+
+TEST(EffectDurations, P90OfTheRecentWindow) {
+  EffectDurations durations;
+  for (int i = 1; i <= 100; ++i) durations.record(Millis{i});
+  EXPECT_EQ(durations.p90(), 91ms);
+  // The window forgets: a full window of slow effects replaces the fast ones.
+  for (std::size_t i = 0; i < EffectDurations::kWindow; ++i) durations.record(5s);
+  EXPECT_EQ(durations.p90(), 5s);
+}
+
+}  // namespace
+}  // namespace ic::application
+
+namespace ic::testing {
+namespace {
+
+TEST_F(ServiceFixture, InFlightDuplicateIsReCheckedSoonOnceEffectTimesAreKnown) {
+  for (int i = 0; i < static_cast<int>(application::EffectDurations::kMinSamples); ++i) {
+    bank.before_debit = [&](const charge::Charge&) { clock.advance(30ms); };
+    ASSERT_TRUE(
+        is_ack(deliver(make_charge(std::string("CHG-20261130-90000").append(std::to_string(i))))));
+  }
+  consumer::Disposition duplicate, recheck;
+  bool copied = false;
+  bank.before_debit = [&](const charge::Charge&) {
+    if (std::exchange(copied, true)) return;
+    duplicate = deliver(charge);
+    clock.advance(application::kMinRecheck);
+    recheck = deliver(charge, "hash-1", 2);
+  };
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  const auto* first = std::get_if<consumer::RetryLater>(&duplicate);
+  const auto* second = std::get_if<consumer::RetryLater>(&recheck);
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr) << "a re-check that sees IN_PROGRESS must not ack";
+  EXPECT_EQ(first->after, application::kMinRecheck);
+  EXPECT_EQ(second->after, 2 * application::kMinRecheck);
+  EXPECT_EQ(second->reason, "in_progress");
+  EXPECT_TRUE(is_ack(deliver(charge, "hash-1", 3))) << "once DONE, the copy is acked";
+  EXPECT_EQ(bank.calls_for("CHG-20261130-000123"), 1);
+}
+
+}  // namespace
+}  // namespace ic::testing

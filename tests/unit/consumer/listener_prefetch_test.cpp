@@ -1,0 +1,200 @@
+// The listener container's prefetch buffer and its stop path: full batches while every worker
+// is busy, prefetched messages too old to start handed back, a long poll cut short by a stop,
+// and prefetched-but-unstarted messages handed back on shutdown.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <semaphore>
+
+#include "consumer/listener_container.hpp"
+#include "testing/fake_queue.hpp"
+#include "testing/listener_support.hpp"
+
+namespace ic::consumer {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::eventually;
+using testing::FakeQueue;
+using testing::RecordingObserver;
+using testing::Running;
+
+ListenerConfig prefetching(std::size_t workers, std::size_t prefetch) {
+  return ListenerConfig{.workers = workers,
+                        .prefetch = prefetch,
+                        .wait_time = 20s,
+                        .flush_interval = 20ms,
+                        .shutdown_grace = 5s,
+                        .receive_backoff = {.base = 5ms, .cap = 40ms},
+                        .seed = 42};
+}
+
+template <std::ptrdiff_t N>
+Handler ack_when_released(std::atomic<int>& started, std::counting_semaphore<N>& release) {
+  return [&started, &release](const Message&, LeaseHeartbeat&) -> Disposition {
+    ++started;
+    release.acquire();
+    return Ack{};
+  };
+}
+
+std::vector<VisibilityEntry> visibility_entries(const FakeQueue& queue) {
+  std::vector<VisibilityEntry> out;
+  for (const auto& call : queue.visibility_calls()) out.insert(out.end(), call.begin(), call.end());
+  return out;
+}
+
+TEST(ListenerPrefetch, BusyWorkersAreFedWholeBatches) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  for (int i = 0; i < 30; ++i) queue.send("m");
+  std::counting_semaphore<100> release(0);
+  std::atomic<int> started{0};
+  ListenerContainer container(queue, ack_when_released(started, release), prefetching(3, 10),
+                              &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return started.load() == 3; }));
+  EXPECT_EQ(queue.receive_requests(), std::vector<int>{10});
+  // Freeing fewer slots than a batch while every worker stays busy must not trigger a poll.
+  release.release(5);
+  ASSERT_TRUE(eventually([&] { return started.load() == 8; }));
+  EXPECT_EQ(queue.receive_requests(), std::vector<int>{10});
+  release.release(100);
+  ASSERT_TRUE(eventually([&] { return queue.remaining() == 0; }));
+  running.stop();
+
+  EXPECT_LE(observer.max_in_flight(), 3u);
+  const auto asked = queue.receive_requests();
+  ASSERT_GE(asked.size(), 3u);
+  for (int n : asked) EXPECT_EQ(n, 10) << "never a receive for a single freed worker";
+}
+
+TEST(ListenerPrefetch, APrefetchWithoutAnAgeToKeepMessagesIsRefused) {
+  FakeQueue queue;
+  auto config = prefetching(4, 10);
+  config.prefetch_max_age = 0ms;  // every prefetched message would be handed back unstarted
+  EXPECT_THROW(ListenerContainer(
+                   queue, [](const Message&, LeaseHeartbeat&) { return Ack{}; }, config),
+               std::invalid_argument);
+}
+
+TEST(ListenerPrefetch, APrefetchedMessageTooOldToStartIsHandedBack) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  const auto first = queue.send("first");
+  const auto second = queue.send("second");
+  auto config = prefetching(1, 10);
+  config.prefetch_max_age = 50ms;
+  std::counting_semaphore<10> release(0);
+  std::atomic<int> started{0};
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return started.load() == 1; }));
+  // The second message waits in the buffer behind the busy worker until it is too old; only
+  // time passing can make it so.
+  std::this_thread::sleep_for(100ms);
+  release.release(10);
+  ASSERT_TRUE(eventually([&] { return queue.deleted(first) && queue.deleted(second); }));
+  running.stop();
+
+  const auto visibility = visibility_entries(queue);
+  ASSERT_FALSE(visibility.empty());
+  EXPECT_EQ(visibility[0].message_id, second);
+  EXPECT_EQ(visibility[0].timeout, 0s) << "handed back at once, not left to expire";
+  EXPECT_GE(observer.returned_unstarted(), 1u);
+}
+
+// A queue whose long poll only ends when the container's stop cuts it short.
+class EndlessPollQueue final : public QueuePort {
+ public:
+  explicit EndlessPollQueue(FakeQueue& fake) : fake_(fake) {}
+  std::expected<std::vector<Message>, Error> receive(int, std::chrono::seconds) override {
+    ADD_FAILURE() << "the container must use the stoppable receive";
+    return std::vector<Message>{};
+  }
+  std::expected<std::vector<Message>, Error> receive_stoppable(int, std::chrono::seconds,
+                                                               std::stop_token stop) override {
+    std::mutex mutex;
+    std::condition_variable_any never;
+    std::unique_lock lock(mutex);
+    ++polls;
+    never.wait(lock, stop, [] { return false; });
+    ++cut_short;
+    return std::vector<Message>{};
+  }
+  std::expected<BatchResult, Error> delete_batch(std::span<const DeleteEntry> entries) override {
+    return fake_.delete_batch(entries);
+  }
+  std::expected<BatchResult, Error> change_visibility_batch(
+      std::span<const VisibilityEntry> entries) override {
+    return fake_.change_visibility_batch(entries);
+  }
+  std::expected<void, Error> send_to_dlq(std::string_view body,
+                                         const MessageAttributes& attributes) override {
+    return fake_.send_to_dlq(body, attributes);
+  }
+
+  std::atomic<int> polls{0};
+  std::atomic<int> cut_short{0};
+
+ private:
+  FakeQueue& fake_;
+};
+
+TEST(ListenerPrefetch, StopCutsTheLongPollInProgressShort) {
+  FakeQueue fake;
+  EndlessPollQueue queue(fake);
+  auto config = prefetching(4, 10);
+  config.receivers = 2;
+  ListenerContainer container(
+      queue, [](const Message&, LeaseHeartbeat&) { return Ack{}; }, config);
+  std::atomic<bool> returned{false};
+  std::thread runner([&] {
+    container.run();
+    returned = true;
+  });
+  ASSERT_TRUE(eventually([&] { return queue.polls.load() == 2; }));
+  container.request_stop();
+  // Without the cut the polls would never end; the deadline only bounds a hung test.
+  EXPECT_TRUE(eventually([&] { return returned.load(); }));
+  runner.join();
+  EXPECT_EQ(queue.cut_short.load(), 2);
+}
+
+TEST(ListenerPrefetch, ShutdownFinishesInFlightAndHandsBackEveryPrefetchedMessage) {
+  FakeQueue queue;
+  RecordingObserver observer;
+  const auto first = queue.send("a");
+  const auto second = queue.send("b");
+  const auto third = queue.send("c");
+  auto config = prefetching(1, 10);
+  config.flush_interval = 1h;  // acks leave only with the shutdown flush
+  std::counting_semaphore<10> release(0);
+  std::atomic<int> started{0};
+  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  std::thread runner([&] { container.run(); });
+
+  ASSERT_TRUE(eventually([&] { return started.load() == 1; }));
+  ASSERT_TRUE(eventually([&] { return observer.received() == 3; }));
+  container.request_stop();
+  release.release(10);
+  runner.join();
+
+  EXPECT_EQ(started.load(), 1) << "nothing starts after the stop";
+  EXPECT_TRUE(queue.deleted(first));
+  const auto visibility = visibility_entries(queue);
+  ASSERT_EQ(visibility.size(), 2u);
+  EXPECT_EQ(visibility[0].message_id, second);
+  EXPECT_EQ(visibility[1].message_id, third);
+  EXPECT_EQ(visibility[0].timeout, 0s);
+  EXPECT_EQ(visibility[1].timeout, 0s);
+  EXPECT_EQ(observer.returned_unstarted(), 2u);
+  EXPECT_EQ(queue.visible(), 2u) << "the prefetched messages are available again at once";
+}
+
+}  // namespace
+}  // namespace ic::consumer
