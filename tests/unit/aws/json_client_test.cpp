@@ -174,8 +174,8 @@ TEST_F(JsonClientTest, AStoppedCallIsNotRetriedAndCarriesTheStopToTheTransport) 
   stop.request_stop();
   const auto reply = client.call("ReceiveMessage", {}, stop.get_token());
   ASSERT_FALSE(reply);
-  ASSERT_EQ(transport.sent.size(), 1u) << "no retry once stopped";
-  EXPECT_TRUE(transport.sent[0].cancel.stop_requested());
+  ASSERT_EQ(transport.requests().size(), 1u) << "no retry once stopped";
+  EXPECT_TRUE(transport.requests()[0].cancel.stop_requested());
   EXPECT_TRUE(sleeper_.sleeps.empty());
   EXPECT_EQ(policy_.tokens(), 500) << "a stop costs no retry quota";
 }
