@@ -23,8 +23,9 @@ def metric_names(expr: str) -> set[str]:
 
 
 def exported_names() -> set[str]:
-    """Every "ic_…" string literal of src/: the names the metrics registry is given."""
+    """Every "ic_…" and "process_…" string literal of src/: the names the metrics registry and
+    the process collector are given."""
     names: set[str] = set()
     for path in (REPO_ROOT / "src").rglob("*.cpp"):
-        names |= set(re.findall(r'"(ic_[a-z0-9_]+)"', path.read_text()))
+        names |= set(re.findall(r'"((?:ic|process)_[a-z0-9_]+)"', path.read_text()))
     return names
