@@ -173,3 +173,29 @@ def test_empty_token_file_and_half_a_key_pair_stop_start_up(moto: MotoServer, pk
     done = run_cli(["run"], {**base, "BANK_TLS_CERT_FILE": str(pki.client_cert)}, timeout=30)
     assert done.returncode == 2 and "BANK_TLS_KEY_FILE" in done.stderr, done.stderr
 
+
+
+def test_renotify_authenticates_like_the_consumer(
+    secure_consumers: Consumers, secure_bank: FakeBank, pki: Pki, our_token_file: Path
+) -> None:
+    """`renotify` reads NOTIFICATION_TOKEN_FILE and BANK_TLS_*: without them the bank refuses
+    it (an audited failed attempt, exit 5); with them the notification goes out."""
+    env = auth_env(pki, our_token_file, pki.client_cert, pki.client_key)
+    secure_consumers.start(**env)
+    secure_bank.set_faults(notificationFailureRate=1.0)
+    event = charge("CHG-20261130-000731")
+    secure_consumers.stack.send_bodies([charge_body(event)])
+    record = secure_consumers.stack.final_record(event["chargeId"])
+    assert record["status"] == "DEBITED_NOTIFICATION_FAILED"
+    secure_bank.set_faults()
+
+    base = {**secure_consumers.stack.env(), **secure_bank.env()}
+    anonymous = run_cli(["renotify", event["chargeId"]], {**base, "BANK_TLS_CA_FILE": str(pki.ca)})
+    assert anonymous.returncode == 5, (anonymous.stdout, anonymous.stderr)
+    assert secure_consumers.stack.record(event["chargeId"])["status"] == "DEBITED_NOTIFICATION_FAILED"
+
+    sent = run_cli(["renotify", event["chargeId"]], {**base, **env})
+    assert sent.returncode == 0, (sent.stdout, sent.stderr)
+    assert secure_consumers.stack.record(event["chargeId"])["status"] == "DEBITED"
+    assert [n["chargeId"] for n in secure_bank.ledger()["notifications"]] == [event["chargeId"]]
+    assert BANK_TOKEN not in sent.stdout + sent.stderr
