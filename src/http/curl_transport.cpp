@@ -142,7 +142,8 @@ TransportError classify(CURLcode code, bool sent, const char* detail) {
 // curl_easy_perform, on a multi handle that a stop request wakes at once (a long poll would
 // otherwise hold shutdown for its whole wait). The connection stays in `multi`'s cache.
 CURLcode perform_cancellable(CURL* curl, CURLM*& multi, const std::stop_token& cancel) {
-  if (multi == nullptr && (multi = curl_multi_init()) == nullptr) return CURLE_OUT_OF_MEMORY;
+  if (multi == nullptr) multi = curl_multi_init();
+  if (multi == nullptr) return CURLE_OUT_OF_MEMORY;
   if (curl_multi_add_handle(multi, curl) != CURLM_OK) return CURLE_FAILED_INIT;
   CURLcode result = CURLE_ABORTED_BY_CALLBACK;
   {
