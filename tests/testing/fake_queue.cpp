@@ -174,4 +174,10 @@ std::vector<std::vector<VisibilityEntry>> FakeQueue::visibility_calls() const {
   return visibility_calls_;
 }
 
+std::vector<consumer::VisibilityEntry> FakeQueue::visibility_entries() const {
+  std::vector<consumer::VisibilityEntry> out;
+  for (const auto& call : visibility_calls()) out.insert(out.end(), call.begin(), call.end());
+  return out;
+}
+
 }  // namespace ic::testing

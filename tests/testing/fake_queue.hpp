@@ -58,6 +58,8 @@ class FakeQueue final : public consumer::QueuePort {
   [[nodiscard]] std::vector<int> receive_requests() const;  // max_messages of each call
   [[nodiscard]] std::vector<std::vector<consumer::DeleteEntry>> delete_calls() const;
   [[nodiscard]] std::vector<std::vector<consumer::VisibilityEntry>> visibility_calls() const;
+  // Every visibility change of every call, in order.
+  [[nodiscard]] std::vector<consumer::VisibilityEntry> visibility_entries() const;
 
  private:
   using SteadyClock = std::chrono::steady_clock;

@@ -3,9 +3,11 @@
 // the length of a test.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
+#include <semaphore>
 #include <string>
 #include <thread>
 #include <vector>
@@ -25,6 +27,18 @@ inline bool eventually(const std::function<bool()>& condition,
     std::this_thread::sleep_for(std::chrono::milliseconds{2});
   }
   return true;
+}
+
+// A handler that counts each start, then holds the message until `release` lets it ack.
+template <std::ptrdiff_t N>
+consumer::Handler ack_when_released(std::atomic<int>& started,
+                                    std::counting_semaphore<N>& release) {
+  return [&started, &release](const consumer::Message&,
+                              consumer::LeaseHeartbeat&) -> consumer::Disposition {
+    ++started;
+    release.acquire();
+    return consumer::Ack{};
+  };
 }
 
 struct EntryFailure {

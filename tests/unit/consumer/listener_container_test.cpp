@@ -18,6 +18,7 @@ namespace ic::consumer {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::ack_when_released;
 using testing::eventually;
 using testing::FakeQueue;
 using testing::FaultInjectingQueue;
@@ -35,22 +36,6 @@ ListenerConfig fast_config() {
 
 Handler always(Disposition disposition) {
   return [disposition](const Message&, LeaseHeartbeat&) { return disposition; };
-}
-
-// Counts each start, then holds the message until `release` lets the handler ack it.
-template <std::ptrdiff_t N>
-Handler ack_when_released(std::atomic<int>& started, std::counting_semaphore<N>& release) {
-  return [&started, &release](const Message&, LeaseHeartbeat&) -> Disposition {
-    ++started;
-    release.acquire();
-    return Ack{};
-  };
-}
-
-std::vector<VisibilityEntry> all_visibility_entries(const FakeQueue& queue) {
-  std::vector<VisibilityEntry> out;
-  for (const auto& call : queue.visibility_calls()) out.insert(out.end(), call.begin(), call.end());
-  return out;
 }
 
 std::size_t deleted_entries(const FakeQueue& queue) {
@@ -92,11 +77,11 @@ TEST(ListenerContainer, RetryLaterSetsVisibilityWithinJitterBoundsAndNeverDelete
                               config, &observer);
   Running running(container);
 
-  ASSERT_TRUE(eventually([&] { return all_visibility_entries(queue).size() >= 20; }));
+  ASSERT_TRUE(eventually([&] { return queue.visibility_entries().size() >= 20; }));
   running.stop();
   std::set<std::int64_t> seen;
   std::size_t handed_back = 0;
-  for (const auto& entry : all_visibility_entries(queue)) {
+  for (const auto& entry : queue.visibility_entries()) {
     if (entry.timeout == 0s) {  // received but not started when the stop came
       ++handed_back;
       continue;
@@ -160,7 +145,7 @@ TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
   running.stop();
   EXPECT_EQ(calls.load(), 2);
   EXPECT_EQ(observer.dlq_failures(), std::vector<std::string>{id});
-  const auto visibility = all_visibility_entries(queue);
+  const auto visibility = queue.visibility_entries();
   ASSERT_EQ(visibility.size(), 1u);
   EXPECT_GE(visibility[0].timeout, 3s);
   EXPECT_LE(visibility[0].timeout, 4s);
@@ -197,7 +182,7 @@ TEST(ListenerContainer, RefusedDlqCopyIsFollowedAtOnceByACopyWithoutProducerAttr
   EXPECT_EQ(observer.dlq_copies_refused(), std::vector<std::string>{"ours_only"});
   EXPECT_EQ(observer.dlq_attributes_dropped(), std::vector<std::string>{"big"});
   EXPECT_TRUE(observer.dlq_failures().empty());
-  EXPECT_TRUE(all_visibility_entries(queue).empty()) << "no delivery waited for a retry";
+  EXPECT_TRUE(queue.visibility_entries().empty()) << "no delivery waited for a retry";
 }
 
 TEST(ListenerContainer, DlqCopyRefusedAtEverySizeIsKeptForRetryNotLost) {
@@ -430,7 +415,7 @@ TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimI
   EXPECT_GE(at[1] - at[0], lease / 2);
   EXPECT_EQ(observer.heartbeats(), (std::vector<bool>{true, true, false}));
   // Two visibility extensions of a whole lease (rounded up to 2 s), none after the refusal.
-  const auto visibility = all_visibility_entries(queue);
+  const auto visibility = queue.visibility_entries();
   ASSERT_EQ(visibility.size(), 2u);
   for (const auto& entry : visibility) {
     EXPECT_EQ(entry.message_id, id);
@@ -590,7 +575,7 @@ TEST(ListenerContainer, ShutdownFinishesInFlightReturnsUnstartedAndFlushesAcks) 
   EXPECT_TRUE(queue.deleted(first));
   EXPECT_TRUE(queue.deleted(second));
   EXPECT_FALSE(queue.deleted(late));
-  const auto visibility = all_visibility_entries(queue);
+  const auto visibility = queue.visibility_entries();
   ASSERT_EQ(visibility.size(), 1u);
   EXPECT_EQ(visibility[0].message_id, late);
   EXPECT_EQ(visibility[0].timeout, 0s);

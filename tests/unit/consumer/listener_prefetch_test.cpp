@@ -16,6 +16,7 @@ namespace ic::consumer {
 namespace {
 
 using namespace std::chrono_literals;
+using testing::ack_when_released;
 using testing::eventually;
 using testing::FakeQueue;
 using testing::RecordingObserver;
@@ -29,21 +30,6 @@ ListenerConfig prefetching(std::size_t workers, std::size_t prefetch) {
                         .shutdown_grace = 5s,
                         .receive_backoff = {.base = 5ms, .cap = 40ms},
                         .seed = 42};
-}
-
-template <std::ptrdiff_t N>
-Handler ack_when_released(std::atomic<int>& started, std::counting_semaphore<N>& release) {
-  return [&started, &release](const Message&, LeaseHeartbeat&) -> Disposition {
-    ++started;
-    release.acquire();
-    return Ack{};
-  };
-}
-
-std::vector<VisibilityEntry> visibility_entries(const FakeQueue& queue) {
-  std::vector<VisibilityEntry> out;
-  for (const auto& call : queue.visibility_calls()) out.insert(out.end(), call.begin(), call.end());
-  return out;
 }
 
 TEST(ListenerPrefetch, BusyWorkersAreFedWholeBatches) {
@@ -101,7 +87,7 @@ TEST(ListenerPrefetch, APrefetchedMessageTooOldToStartIsHandedBack) {
   ASSERT_TRUE(eventually([&] { return queue.deleted(first) && queue.deleted(second); }));
   running.stop();
 
-  const auto visibility = visibility_entries(queue);
+  const auto visibility = queue.visibility_entries();
   ASSERT_FALSE(visibility.empty());
   EXPECT_EQ(visibility[0].message_id, second);
   EXPECT_EQ(visibility[0].timeout, 0s) << "handed back at once, not left to expire";
@@ -186,7 +172,7 @@ TEST(ListenerPrefetch, ShutdownFinishesInFlightAndHandsBackEveryPrefetchedMessag
 
   EXPECT_EQ(started.load(), 1) << "nothing starts after the stop";
   EXPECT_TRUE(queue.deleted(first));
-  const auto visibility = visibility_entries(queue);
+  const auto visibility = queue.visibility_entries();
   ASSERT_EQ(visibility.size(), 2u);
   EXPECT_EQ(visibility[0].message_id, second);
   EXPECT_EQ(visibility[1].message_id, third);
