@@ -22,6 +22,32 @@ using ic::testing::LocalHttpServer;
 
 const HttpTimeouts kQuick{.connect = 1000ms, .total = 2000ms};
 
+// Answers GET /who with "ok" and records the client port of each request: one port for
+// several requests means one kept-alive connection.
+class ClientPortServer {
+ public:
+  ClientPortServer()
+      : server_([this](LocalHttpServer::Routes& s) {
+          s.Get("/who", [this](const httplib::Request& request, httplib::Response& response) {
+            std::lock_guard lock(mutex_);
+            ports_.push_back(request.remote_port);
+            response.set_content("ok", "text/plain");
+          });
+        }) {}
+
+  [[nodiscard]] std::string url(std::string_view path) const { return server_.url(path); }
+  // Read under the lock the handlers wrote under: a socket is no fence for TSan.
+  [[nodiscard]] std::vector<int> client_ports() const {
+    std::lock_guard lock(mutex_);
+    return ports_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<int> ports_;
+  LocalHttpServer server_;  // last: its threads stop before the members they use go
+};
+
 TEST(CurlHttpTransport, PostsBodyAndParsesStatusHeadersAndBody) {
   LocalHttpServer server([](LocalHttpServer::Routes& s) {
     s.Post("/echo", [](const httplib::Request& request, httplib::Response& response) {
@@ -48,15 +74,7 @@ TEST(CurlHttpTransport, PostsBodyAndParsesStatusHeadersAndBody) {
 }
 
 TEST(CurlHttpTransport, ReusesOneConnectionPerThread) {
-  std::mutex mutex;
-  std::vector<int> client_ports;
-  LocalHttpServer server([&](LocalHttpServer::Routes& s) {
-    s.Get("/who", [&](const httplib::Request& request, httplib::Response& response) {
-      std::lock_guard lock(mutex);
-      client_ports.push_back(request.remote_port);
-      response.set_content("ok", "text/plain");
-    });
-  });
+  ClientPortServer server;
   CurlHttpTransport transport;
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(transport.send({.method = "GET", .url = server.url("/who")}, kQuick));
@@ -64,7 +82,7 @@ TEST(CurlHttpTransport, ReusesOneConnectionPerThread) {
   std::thread other(
       [&] { ASSERT_TRUE(transport.send({.method = "GET", .url = server.url("/who")}, kQuick)); });
   other.join();
-  std::lock_guard lock(mutex);  // the handlers wrote under it; a socket is no fence for TSan
+  const std::vector<int> client_ports = server.client_ports();
   ASSERT_EQ(client_ports.size(), 4u);
   EXPECT_EQ(client_ports[0], client_ports[1]);
   EXPECT_EQ(client_ports[1], client_ports[2]);
@@ -156,15 +174,7 @@ TEST(CurlHttpTransport, ConnectionClosedAfterRequestIsInterrupted) {
 }
 
 TEST(CurlHttpTransport, CancellableTransferAnswersAndKeepsItsConnection) {
-  std::mutex mutex;
-  std::vector<int> client_ports;
-  LocalHttpServer server([&](LocalHttpServer::Routes& s) {
-    s.Get("/who", [&](const httplib::Request& request, httplib::Response& response) {
-      std::lock_guard lock(mutex);
-      client_ports.push_back(request.remote_port);
-      response.set_content("ok", "text/plain");
-    });
-  });
+  ClientPortServer server;
   CurlHttpTransport transport;
   std::stop_source never_stopped;
   for (int i = 0; i < 2; ++i) {
@@ -173,7 +183,7 @@ TEST(CurlHttpTransport, CancellableTransferAnswersAndKeepsItsConnection) {
     ASSERT_TRUE(reply) << reply.error().detail;
     EXPECT_EQ(reply->body, "ok");
   }
-  std::lock_guard lock(mutex);
+  const std::vector<int> client_ports = server.client_ports();
   ASSERT_EQ(client_ports.size(), 2u);
   EXPECT_EQ(client_ports[0], client_ports[1]);
 }
