@@ -227,9 +227,14 @@ void Telemetry::on_batch_entry_failed(consumer::BatchAction action, std::string_
             {"final", final}});
 }
 
-void Telemetry::on_heartbeat(std::string_view message_id, bool extended) {
-  heartbeats_.with({extended ? "true" : "false"}).inc();
-  if (!extended) log_.warn("heartbeat found the claim gone", {{"messageId", message_id}});
+void Telemetry::on_heartbeat(std::string_view message_id, consumer::ClaimExtension extension) {
+  heartbeats_.with({consumer::to_string(extension)}).inc();
+  if (extension == consumer::ClaimExtension::Lost) {
+    log_.warn("heartbeat found the claim gone", {{"messageId", message_id}});
+  } else if (extension == consumer::ClaimExtension::Unanswered) {
+    // The store's own failure is logged where it happened; this says the claim is at risk.
+    log_.warn("heartbeat could not extend the claim; retrying", {{"messageId", message_id}});
+  }
 }
 
 void Telemetry::on_heartbeat_visibility_failed(std::string_view message_id, const Error& error) {

@@ -69,7 +69,7 @@ class Telemetry final : public application::ChargeObserver,
                                  std::span<const std::string> names) override;
   void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
                              const Error& error, bool final) override;
-  void on_heartbeat(std::string_view message_id, bool extended) override;
+  void on_heartbeat(std::string_view message_id, consumer::ClaimExtension extension) override;
   void on_heartbeat_visibility_failed(std::string_view message_id, const Error& error) override;
   void on_in_flight(std::size_t count) override;
   void on_returned_unstarted(std::size_t count) override;

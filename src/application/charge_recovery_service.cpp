@@ -120,7 +120,12 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
   heartbeat.start(
       [this, &claim] {
         auto extended = store_.extend(claim.key, claim.token, clock_.now() + config_.lease);
-        return extended.has_value() && *extended == WriteOutcome::Written;
+        if (!extended) {
+          observer_.store_failed(claim.charge, StoreOperation::Extend, extended.error());
+          return consumer::ClaimExtension::Unanswered;
+        }
+        return *extended == WriteOutcome::Written ? consumer::ClaimExtension::Extended
+                                                  : consumer::ClaimExtension::Lost;
       },
       config_.lease);
   HeartbeatScope heartbeat_scope(heartbeat);

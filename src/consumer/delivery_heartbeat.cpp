@@ -1,5 +1,7 @@
 #include "consumer/delivery_heartbeat.hpp"
 
+#include <algorithm>
+
 #include "consumer/backoff.hpp"
 #include "core/thread_guard.hpp"
 
@@ -13,18 +15,34 @@ DeliveryHeartbeat::~DeliveryHeartbeat() {
   stop();
 }
 
-void DeliveryHeartbeat::start(std::function<bool()> extend_claim, Millis lease) {
+Millis DeliveryHeartbeat::retry_delay(Millis lease) {
+  // Half a lease after the last extension, an unanswered attempt leaves half a lease: retrying
+  // every eighth gives three more tries before the claim lapses.
+  return std::max(lease / 8, Millis{1});
+}
+
+void DeliveryHeartbeat::start(std::function<ClaimExtension()> extend_claim, Millis lease) {
   stop();
   // The visibility change is sent directly, not through the ack batcher: it must not be
   // reordered after the final delete or visibility change of the same delivery, and stop()
   // (which precedes those) waits for this tick to finish.
-  auto tick = [&queue = queue_, &observer = observer_, extend = std::move(extend_claim),
-               entry = VisibilityEntry{.message_id = message_.message_id,
-                                       .receipt_handle = message_.receipt_handle,
-                                       .timeout = visibility_seconds(lease)}] {
-    const bool held = extend();
-    observer.on_heartbeat(entry.message_id, held);
-    if (!held) return false;
+  auto tick =
+      [&queue = queue_, &observer = observer_, extend = std::move(extend_claim), lease,
+       entry = VisibilityEntry{.message_id = message_.message_id,
+                               .receipt_handle = message_.receipt_handle,
+                               .timeout = visibility_seconds(lease)}]() -> std::optional<Millis> {
+    const ClaimExtension extension = extend();
+    observer.on_heartbeat(entry.message_id, extension);
+    switch (extension) {
+      case ClaimExtension::Lost:
+        return std::nullopt;
+      case ClaimExtension::Unanswered:
+        // Whether the claim outlives its lease is unknown, so the message's visibility is
+        // not stretched past it either: a lapsed claim must be re-deliverable.
+        return retry_delay(lease);
+      case ClaimExtension::Extended:
+        break;
+    }
     auto reply = queue.change_visibility_batch(std::span<const VisibilityEntry>(&entry, 1));
     if (!reply) {
       observer.on_heartbeat_visibility_failed(entry.message_id, reply.error());
@@ -33,13 +51,13 @@ void DeliveryHeartbeat::start(std::function<bool()> extend_claim, Millis lease) 
           entry.message_id,
           reply->empty() ? Error{.code = "MissingBatchEntry"} : reply->front().error());
     }
-    return true;  // a missed visibility change is retried at the next tick
+    return lease / 2;  // a missed visibility change is retried at the next tick
   };
   // The scheduler survives a throwing tick but cannot say so; the guard reports it.
   scheduled_ = scheduler_.schedule(lease / 2, [&observer = observer_, tick = std::move(tick)] {
-    bool again = false;
-    run_guarded("heartbeat", &observer, [&] { again = tick(); });
-    return again;
+    std::optional<Millis> next;
+    run_guarded("heartbeat", &observer, [&] { next = tick(); });
+    return next;
   });
 }
 

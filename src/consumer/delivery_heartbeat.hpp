@@ -1,5 +1,6 @@
 // The LeaseHeartbeat the container hands to a handler for one delivery: at every half lease it
-// extends the claim and, while the claim is still held, the message's visibility by one lease.
+// extends the claim and, while the claim is still held, the message's visibility by one lease;
+// an unanswered extension is retried after an eighth of a lease.
 #pragma once
 
 #include <optional>
@@ -23,8 +24,11 @@ class DeliveryHeartbeat final : public consumer::LeaseHeartbeat {
   DeliveryHeartbeat(const DeliveryHeartbeat&) = delete;
   DeliveryHeartbeat& operator=(const DeliveryHeartbeat&) = delete;
 
-  void start(std::function<bool()> extend_claim, Millis lease) override;
+  void start(std::function<ClaimExtension()> extend_claim, Millis lease) override;
   void stop() override;
+
+  // The delay before another try after an unanswered extension.
+  [[nodiscard]] static Millis retry_delay(Millis lease);
 
  private:
   HeartbeatScheduler& scheduler_;

@@ -15,18 +15,17 @@ HeartbeatScheduler::~HeartbeatScheduler() {
   thread_.join();
 }
 
-HeartbeatScheduler::Id HeartbeatScheduler::schedule(Millis interval, Tick tick) {
-  interval = std::max(interval, Millis{1});
+HeartbeatScheduler::Id HeartbeatScheduler::schedule(Millis first_delay, Tick tick) {
   Id id = 0;
   {
     MutexLock lock(mutex_);
     id = next_id_++;
-    const auto due = SteadyClock::now() + interval;
+    const auto due = SteadyClock::now() + std::max(first_delay, Millis{1});
     // The timer sleeps until the earliest entry; a later one needs no wake-up (one context
     // switch per delivery saved: most deliveries share one interval, so each is the latest).
     const bool earliest =
         std::ranges::none_of(entries_, [due](const auto& item) { return item.second.due <= due; });
-    entries_.emplace(id, Entry{due, interval, std::move(tick)});
+    entries_.emplace(id, Entry{due, std::move(tick)});
     if (!earliest) return id;
   }
   changed_.notify_all();
@@ -55,23 +54,23 @@ void HeartbeatScheduler::run() {
     }
     const Id id = next->first;
     running_ = id;
-    bool again = false;
+    std::optional<Millis> next_delay;
     {
       // A copy, because cancel() may erase the entry while it runs; destroyed before
       // running_ is cleared, since its captures may refer to the canceller's stack.
       Tick tick = next->second.tick;
       lock.unlock();
       try {
-        again = tick();
+        next_delay = tick();
       } catch (...) {
-        again = false;  // a broken tick stops repeating; it must not take the timer down
+        next_delay.reset();  // a broken tick stops repeating; it must not take the timer down
       }
     }
     lock.lock();
     running_ = 0;
     if (auto it = entries_.find(id); it != entries_.end()) {
-      if (again) {
-        it->second.due = SteadyClock::now() + it->second.interval;
+      if (next_delay) {
+        it->second.due = SteadyClock::now() + std::max(*next_delay, Millis{1});
       } else {
         entries_.erase(it);
       }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <thread>
 
 #include "core/thread_annotations.hpp"
@@ -19,7 +20,9 @@ namespace ic::consumer {
 // a tick (cancel from a tick would wait for itself). Ownership: the scheduler owns the ticks.
 class HeartbeatScheduler {
  public:
-  using Tick = std::function<bool()>;  // returns false (or throws) to stop repeating
+  // Returns the delay until its next run, measured from the end of this one; nullopt (or a
+  // throw) stops it.
+  using Tick = std::function<std::optional<Millis>()>;
   using Id = std::uint64_t;
 
   HeartbeatScheduler();
@@ -27,9 +30,8 @@ class HeartbeatScheduler {
   HeartbeatScheduler(const HeartbeatScheduler&) = delete;
   HeartbeatScheduler& operator=(const HeartbeatScheduler&) = delete;
 
-  // First run after `interval`, then every `interval` (measured from the end of a run) while
-  // the tick returns true.
-  [[nodiscard]] Id schedule(Millis interval, Tick tick);
+  // First run after `first_delay`, then after whatever delay each run returns.
+  [[nodiscard]] Id schedule(Millis first_delay, Tick tick);
   // Removes the tick; waits while it is running.
   void cancel(Id id);
 
@@ -37,7 +39,6 @@ class HeartbeatScheduler {
   using SteadyClock = std::chrono::steady_clock;
   struct Entry {
     SteadyClock::time_point due;
-    Millis interval;
     Tick tick;
   };
 

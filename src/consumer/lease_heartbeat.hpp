@@ -7,26 +7,35 @@
 
 namespace ic::consumer {
 
+// What one attempt to extend the claim by a lease found.
+enum class ClaimExtension {
+  Extended,    // the claim is ours for one more lease
+  Lost,        // fenced: someone else holds it now, so extending again is pointless
+  Unanswered,  // the store failed (after its own retries): the claim stays ours until its
+               // current lease ends, so the owner tries again well before that
+};
+
 // Implemented by whoever owns the delivery (the queue container), used by the handler.
 // The handler calls start() right after it acquires a claim and stop() the moment the outcome
 // is decided, before it writes the final state.
-// `extend_claim` extends the claim by one lease and returns false once the claim is no longer
-// held (fenced) or cannot be extended; the owner then stops extending and also stops
-// extending the message's visibility.
+// `extend_claim` extends the claim by one lease. After Lost the owner stops extending the claim
+// and the message's visibility; after Unanswered it leaves the visibility alone and tries the
+// claim again sooner than half a lease, since one throttled or timed-out write must not cost
+// the claim.
 // Thread-safety: start/stop are called from the handler's thread; `extend_claim` may be called
 // from the owner's timer thread and must be thread-safe. stop() must not return while an
 // `extend_claim` call is running, because `extend_claim` refers to the handler's stack.
 class LeaseHeartbeat {
  public:
   virtual ~LeaseHeartbeat() = default;
-  virtual void start(std::function<bool()> extend_claim, Millis lease) = 0;
+  virtual void start(std::function<ClaimExtension()> extend_claim, Millis lease) = 0;
   virtual void stop() = 0;
 };
 
 // For callers that run effects shorter than half a lease (tests, batch tools).
 class NoHeartbeat final : public LeaseHeartbeat {
  public:
-  void start(std::function<bool()>, Millis) override {}
+  void start(std::function<ClaimExtension()>, Millis) override {}
   void stop() override {}
 };
 

@@ -24,4 +24,16 @@ std::string_view to_string(BatchAction action) {
   return "unknown";
 }
 
+std::string_view to_string(ClaimExtension extension) {
+  switch (extension) {
+    case ClaimExtension::Extended:
+      return "true";
+    case ClaimExtension::Lost:
+      return "false";
+    case ClaimExtension::Unanswered:
+      return "unanswered";
+  }
+  return "unknown";
+}
+
 }  // namespace ic::consumer

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "consumer/lease_heartbeat.hpp"
 #include "consumer/queue_port.hpp"
 #include "core/thread_guard.hpp"
 #include "core/time.hpp"
@@ -18,6 +19,8 @@ enum class BatchAction { Delete, ChangeVisibility };
 
 [[nodiscard]] std::string_view to_string(DispositionKind kind);
 [[nodiscard]] std::string_view to_string(BatchAction action);
+// The `extended` label of ic_heartbeats_total: "true", "false" (lost) or "unanswered".
+[[nodiscard]] std::string_view to_string(ClaimExtension extension);
 
 // Thread-safety: every method is called from the container's threads (receivers, workers,
 // the ack batcher, the heartbeat timer), concurrently; implementations must be thread-safe
@@ -51,8 +54,8 @@ class ListenerObserver : public ThreadFailureObserver {
   virtual void on_batch_entry_failed(BatchAction /*action*/, std::string_view /*message_id*/,
                                      const Error& /*error*/, bool /*final*/) {}
   virtual void on_batch_sent(BatchAction /*action*/, std::size_t /*entries*/) {}
-  // A heartbeat tick: `extended` is false when extend_claim said the claim is gone.
-  virtual void on_heartbeat(std::string_view /*message_id*/, bool /*extended*/) {}
+  // A heartbeat tick and what extend_claim found.
+  virtual void on_heartbeat(std::string_view /*message_id*/, ClaimExtension /*extension*/) {}
   virtual void on_heartbeat_visibility_failed(std::string_view /*message_id*/,
                                               const Error& /*error*/) {}
   // Gauge: handlers running now. Called under the container's lock, in order.

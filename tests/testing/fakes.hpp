@@ -112,7 +112,7 @@ class FakeNotifier final : public charge::NotificationPort {
 // Records the heartbeat calls and lets a test fire the extension by hand.
 class RecordingHeartbeat final : public consumer::LeaseHeartbeat {
  public:
-  void start(std::function<bool()> extend_claim, Millis lease) override {
+  void start(std::function<consumer::ClaimExtension()> extend_claim, Millis lease) override {
     extend_ = std::move(extend_claim);
     lease_ = lease;
     ++starts;
@@ -121,14 +121,15 @@ class RecordingHeartbeat final : public consumer::LeaseHeartbeat {
     extend_ = nullptr;
     ++stops;
   }
-  bool fire() { return extend_ && extend_(); }
+  // Lost when no heartbeat runs, like a timer that was stopped.
+  consumer::ClaimExtension fire() { return extend_ ? extend_() : consumer::ClaimExtension::Lost; }
   bool running() const { return static_cast<bool>(extend_); }
 
   int starts = 0;
   int stops = 0;
 
  private:
-  std::function<bool()> extend_;
+  std::function<consumer::ClaimExtension()> extend_;
   Millis lease_{};
 };
 

@@ -83,9 +83,9 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     entry_failures_.push_back({action, std::string(message_id), error, final});
   }
-  void on_heartbeat(std::string_view, bool extended) override {
+  void on_heartbeat(std::string_view, consumer::ClaimExtension extension) override {
     MutexLock lock(mutex_);
-    heartbeats_.push_back(extended);
+    heartbeats_.push_back(extension);
   }
   void on_in_flight(std::size_t count) override {
     MutexLock lock(mutex_);
@@ -137,7 +137,7 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     return entry_failures_;
   }
-  std::vector<bool> heartbeats() const {
+  std::vector<consumer::ClaimExtension> heartbeats() const {
     MutexLock lock(mutex_);
     return heartbeats_;
   }
@@ -168,7 +168,7 @@ class RecordingObserver final : public consumer::ListenerObserver {
   std::vector<std::string> dlq_copies_refused_ GUARDED_BY(mutex_);
   std::vector<std::string> dlq_attributes_dropped_ GUARDED_BY(mutex_);
   std::vector<EntryFailure> entry_failures_ GUARDED_BY(mutex_);
-  std::vector<bool> heartbeats_ GUARDED_BY(mutex_);
+  std::vector<consumer::ClaimExtension> heartbeats_ GUARDED_BY(mutex_);
   std::size_t max_in_flight_ GUARDED_BY(mutex_) = 0;
   std::size_t returned_unstarted_ GUARDED_BY(mutex_) = 0;
   std::vector<std::size_t> grace_exceeded_ GUARDED_BY(mutex_);

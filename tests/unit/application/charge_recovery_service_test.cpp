@@ -209,7 +209,7 @@ TEST_F(ServiceFixture, HeartbeatKeepsALongEffectsClaimAndStopsBeforeTheFinalWrit
   bank.before_debit = [&](const charge::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(kLease / 2);
-    EXPECT_TRUE(heartbeat.fire()) << "the holder can extend";
+    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Extended) << "the holder can extend";
     clock.advance(kLease / 2 + 10s);  // past the original lease
     duplicate = deliver(charge);
   };
@@ -239,9 +239,27 @@ TEST_F(ServiceFixture, HeartbeatReportsLossOfTheClaim) {
                           .lease = kLease})
                   ->outcome,
               idem::ClaimOutcome::Acquired);
-    EXPECT_FALSE(heartbeat.fire()) << "extension must fail once fenced";
+    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Lost)
+        << "extension must fail once fenced";
   };
   EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)));
+}
+
+// A throttled or timed-out extension does not cost the claim: the holder still holds it until
+// its lease ends, and the next extension succeeds.
+TEST_F(ServiceFixture, AnUnansweredExtensionIsReportedAndTheNextOneExtends) {
+  bank.before_debit = [&](const charge::Charge&) {
+    bank.before_debit = nullptr;
+    clock.advance(kLease / 2);
+    store.inject(idem::StoreOperation::Extend, FaultInjectingStore::Fault::FailBeforeWrite);
+    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Unanswered);
+    EXPECT_EQ(observer.store_failures.load(), 1) << "the failed extension is reported";
+    clock.advance(kLease / 8);
+    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Extended);
+    EXPECT_EQ(record().lease_until, clock.now() + kLease);
+  };
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  EXPECT_EQ(bank.money_movements(), 1u);
 }
 
 TEST_F(ServiceFixture, NoHeartbeatForDuplicates) {

@@ -395,11 +395,12 @@ TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimI
         heartbeat.start(
             [&] {
               at.push_back(std::chrono::steady_clock::now() - start);
-              return ++extends < 3;  // the third extension finds the claim gone
+              // the third extension finds the claim gone
+              return ++extends < 3 ? ClaimExtension::Extended : ClaimExtension::Lost;
             },
             lease);
         EXPECT_TRUE(eventually([&] { return extends.load() >= 3; }));
-        // After `false` the heartbeat must stay quiet; a wrong one would fire within 750 ms.
+        // After Lost the heartbeat must stay quiet; a wrong one would fire within 750 ms.
         std::this_thread::sleep_for(900ms);
         heartbeat.stop();
         return Ack{};
@@ -413,7 +414,8 @@ TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimI
   ASSERT_EQ(at.size(), 3u);
   EXPECT_GE(at[0], lease / 2);
   EXPECT_GE(at[1] - at[0], lease / 2);
-  EXPECT_EQ(observer.heartbeats(), (std::vector<bool>{true, true, false}));
+  EXPECT_EQ(observer.heartbeats(), (std::vector{ClaimExtension::Extended, ClaimExtension::Extended,
+                                                ClaimExtension::Lost}));
   // Two visibility extensions of a whole lease (rounded up to 2 s), none after the refusal.
   const auto visibility = queue.visibility_entries();
   ASSERT_EQ(visibility.size(), 2u);
@@ -421,6 +423,57 @@ TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimI
     EXPECT_EQ(entry.message_id, id);
     EXPECT_EQ(entry.timeout, 2s);
   }
+  EXPECT_TRUE(queue.deleted(id));
+}
+
+// A throttled extension must not end the heartbeat (the claim is still ours until its lease
+// ends): it is retried after an eighth of a lease, without touching the visibility meanwhile.
+TEST(ListenerContainer, UnansweredExtensionIsRetriedSoonAndTheHeartbeatGoesOn) {
+  FakeQueue queue(FakeQueue::Options{.second = 1s});
+  RecordingObserver observer;
+  const auto id = queue.send("long");
+  constexpr auto lease = 2400ms;
+  auto config = fast_config();
+  config.wait_time = 1s;
+  std::atomic<int> extends{0};
+  std::vector<std::chrono::steady_clock::duration> at;
+  ListenerContainer container(
+      queue,
+      [&](const Message&, LeaseHeartbeat& heartbeat) -> Disposition {
+        const auto start = std::chrono::steady_clock::now();
+        heartbeat.start(
+            [&] {
+              at.push_back(std::chrono::steady_clock::now() - start);
+              switch (++extends) {
+                case 1:
+                  return ClaimExtension::Unanswered;
+                case 2:
+                  return ClaimExtension::Extended;
+                default:
+                  return ClaimExtension::Lost;
+              }
+            },
+            lease);
+        EXPECT_TRUE(eventually([&] { return extends.load() >= 3; }));
+        heartbeat.stop();
+        return Ack{};
+      },
+      config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return observer.dispositions().size() == 1; }));
+  running.stop();
+  ASSERT_EQ(at.size(), 3u);
+  EXPECT_GE(at[0], lease / 2);
+  EXPECT_GE(at[1] - at[0], lease / 8);
+  EXPECT_LT(at[1] - at[0], lease / 2) << "the retry must come sooner than the next half lease";
+  EXPECT_GE(at[2] - at[1], lease / 2);
+  EXPECT_EQ(observer.heartbeats(), (std::vector{ClaimExtension::Unanswered,
+                                                ClaimExtension::Extended, ClaimExtension::Lost}));
+  // Only the answered extension stretched the visibility.
+  const auto visibility = queue.visibility_entries();
+  ASSERT_EQ(visibility.size(), 1u);
+  EXPECT_EQ(visibility.front().message_id, id);
   EXPECT_TRUE(queue.deleted(id));
 }
 
@@ -432,7 +485,12 @@ TEST(ListenerContainer, HandlerThatForgetsToStopItsHeartbeatIsStoppedBeforeTheAc
   ListenerContainer container(
       queue,
       [&](const Message&, LeaseHeartbeat& heartbeat) -> Disposition {
-        heartbeat.start([&] { return ++extends > 0; }, 100ms);
+        heartbeat.start(
+            [&] {
+              ++extends;
+              return ClaimExtension::Extended;
+            },
+            100ms);
         EXPECT_TRUE(eventually([&] { return extends.load() >= 1; }));
         return Ack{};  // no stop()
       },

@@ -164,9 +164,10 @@ TEST_F(ExtendedModelRegression, ExtendTrailServiceStopsTheHeartbeatOfADeposedHol
         break;
       case 1:  // W0 holds the claim, mid-debit, when W1's heartbeat finally fires
         w0_lease = record().lease_until;
-        w1_held = heartbeat.fire();
+        w1_held = heartbeat.fire() == consumer::ClaimExtension::Extended;
         EXPECT_EQ(record().lease_until, w0_lease);
-        EXPECT_TRUE(w0_heartbeat.fire()) << "W0's own heartbeat still extends";
+        EXPECT_EQ(w0_heartbeat.fire(), consumer::ClaimExtension::Extended)
+            << "W0's own heartbeat still extends";
         break;
       default:
         break;
@@ -354,7 +355,7 @@ TEST_F(ExtendedModelRegression, SkewBeyondTheBoundServiceStillMovesMoneyOnce) {
     if (debits++ != 0) return;
     clock.advance(kLease / 2);  // W1's heartbeat is due, and W0 overtakes before it lands
     w0 = handle(w0_service, charge, "hash-1", w0_heartbeat);
-    w1_held = heartbeat.fire();
+    w1_held = heartbeat.fire() == consumer::ClaimExtension::Extended;
   };
 
   const consumer::Disposition w1 = deliver(charge);
@@ -379,7 +380,7 @@ TEST_F(ExtendedModelRegression, SkewAtTheBoundServiceRetriesTheCopyAndKeepsTheHo
     if (std::exchange(copied, true)) return;
     clock.advance(kLease / 2);
     w0 = handle(w0_service, charge, "hash-1", w0_heartbeat);
-    w1_held = heartbeat.fire();
+    w1_held = heartbeat.fire() == consumer::ClaimExtension::Extended;
   };
 
   EXPECT_TRUE(is_ack(deliver(charge)));
