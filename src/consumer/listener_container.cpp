@@ -152,6 +152,12 @@ void ListenerContainer::receive_loop() {
 }
 
 int ListenerContainer::reserve_slots() {
+  const int asked = slots_to_ask();
+  free_slots_ -= asked;
+  return asked;
+}
+
+int ListenerContainer::slots_to_ask() const {
   if (free_slots_ <= 0) return 0;
   const auto busy_or_assigned = static_cast<std::ptrdiff_t>(in_flight_ + ready_.size());
   const bool worker_idle = busy_or_assigned < static_cast<std::ptrdiff_t>(config_.workers);
@@ -160,9 +166,7 @@ int ListenerContainer::reserve_slots() {
   const auto batch = std::min<std::ptrdiff_t>(
       kMaxReceiveMessages, static_cast<std::ptrdiff_t>(config_.workers + config_.prefetch));
   if (!worker_idle && free_slots_ < batch) return 0;
-  const auto asked = std::min<std::ptrdiff_t>(free_slots_, kMaxReceiveMessages);
-  free_slots_ -= asked;
-  return static_cast<int>(asked);
+  return static_cast<int>(std::min<std::ptrdiff_t>(free_slots_, kMaxReceiveMessages));
 }
 
 void ListenerContainer::worker_loop() {
@@ -193,12 +197,17 @@ void ListenerContainer::worker_loop() {
     if (!message) continue;
     // The message is left alone and returns after its visibility timeout; the worker goes on.
     run_guarded("worker", &observer_, [&] { process(*message); });
+    bool wake = false;
     {
       MutexLock lock(mutex_);
       observer_.on_in_flight(--in_flight_);
       ++free_slots_;
+      // While every worker is busy a receiver waits for a whole batch of free slots: waking
+      // both receivers at each finished message (to find too few) was two context switches per
+      // message. The shutdown's drain waits on the same variable, so a stop always wakes.
+      wake = stop_requested_ || slots_to_ask() > 0;
     }
-    changed_.notify_all();
+    if (wake) changed_.notify_all();
   }
 }
 

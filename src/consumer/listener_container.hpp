@@ -86,6 +86,7 @@ class ListenerContainer {
 
   void receive_loop();
   [[nodiscard]] int reserve_slots() REQUIRES(mutex_);
+  [[nodiscard]] int slots_to_ask() const REQUIRES(mutex_);  // what reserve_slots would take
   void worker_loop();
   void process(const Message& message);
   void apply(const Message& message, const consumer::Disposition& disposition, Millis elapsed);

@@ -68,9 +68,16 @@ std::size_t on_header(char* data, std::size_t size, std::size_t count, void* use
 struct HeaderList {
   curl_slist* list = nullptr;
   ~HeaderList() { curl_slist_free_all(list); }
-  void add(const std::string& line) {
-    if (auto* grown = curl_slist_append(list, line.c_str())) list = grown;
+  void add(const char* line) {
+    if (auto* grown = curl_slist_append(list, line)) list = grown;
   }
+  void add(std::string_view name, std::string_view value) {
+    line_.assign(name).append(": ").append(value);
+    add(line_.c_str());
+  }
+
+ private:
+  std::string line_;  // curl copies each line, so one buffer serves them all
 };
 
 bool has_header(const HttpRequest& request, std::string_view lower_name) {
@@ -172,11 +179,29 @@ CURLcode perform_cancellable(CURL* curl, CURLM*& multi, const std::stop_token& c
   return result;
 }
 
+// The options every transfer of a handle shares, set once: curl_easy_reset and setting them
+// again per transfer (it re-copies libcurl's defaults, e.g. the CA path) cost more than the
+// JSON of a request. send() sets everything that differs between requests.
+void set_handle_options(CURL* curl, char* error_buffer, const TlsClientFiles& tls) {
+  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 30L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPINTVL, 15L);
+  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
+  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+  if (!tls.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.cert_file.c_str());
+  if (!tls.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
+  if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
+}
+
 }  // namespace
 
 struct CurlHttpTransport::Handle {
   CURL* curl = nullptr;
   CURLM* multi = nullptr;  // only for cancellable transfers: curl_multi_wakeup interrupts it
+  char error_buffer[CURL_ERROR_SIZE] = {};
   Handle() : curl(curl_easy_init()) {
     if (curl == nullptr) throw std::runtime_error("curl_easy_init failed");
   }
@@ -200,6 +225,7 @@ CurlHttpTransport::Handle& CurlHttpTransport::handle_for_this_thread() {
   thread_local std::unordered_map<std::uint64_t, Handle*> cache;
   if (auto it = cache.find(id_); it != cache.end()) return *it->second;
   auto handle = std::make_unique<Handle>();
+  set_handle_options(handle->curl, handle->error_buffer, tls_);
   Handle* raw = handle.get();
   {
     MutexLock lock(mutex_);
@@ -213,38 +239,27 @@ std::expected<HttpResponse, TransportError> CurlHttpTransport::send(const HttpRe
                                                                     const HttpTimeouts& timeouts) {
   Handle& handle = handle_for_this_thread();
   CURL* curl = handle.curl;
-  // Reset forgets the previous request's options but keeps the live connection.
-  curl_easy_reset(curl);
   Exchange exchange;
-  char error_buffer[CURL_ERROR_SIZE] = {};
+  handle.error_buffer[0] = '\0';
   HeaderList headers;
-  for (const auto& [name, value] : request.headers) headers.add(fmt::format("{}: {}", name, value));
+  for (const auto& [name, value] : request.headers) headers.add(name, value);
   headers.add("Expect:");  // no 100-continue round trip for larger bodies
   // curl would label a body without a content type as a form; send what the caller said.
   if (!has_header(request, "content-type")) headers.add("Content-Type:");
 
   curl_easy_setopt(curl, CURLOPT_URL, request.url.c_str());
-  curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
-  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
-  curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 30L);
-  curl_easy_setopt(curl, CURLOPT_TCP_KEEPINTVL, 15L);
   curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(timeouts.connect.count()));
   curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, static_cast<long>(timeouts.total.count()));
-  curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.list);
-  curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
-  curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   curl_easy_setopt(curl, CURLOPT_HEADERDATA, &exchange);
-  if (!tls_.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls_.cert_file.c_str());
-  if (!tls_.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls_.key_file.c_str());
-  if (!tls_.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls_.ca_file.c_str());
+  // The previous request's method stays set on the handle: each branch sets all of it.
   if (request.method == "GET") {
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, nullptr);
     curl_easy_setopt(curl, CURLOPT_HTTPGET, 1L);
   } else {
-    if (request.method != "POST")
-      curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, request.method.c_str());
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST,
+                     request.method == "POST" ? nullptr : request.method.c_str());
     curl_easy_setopt(curl, CURLOPT_POST, 1L);
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.data());
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE,
@@ -257,7 +272,7 @@ std::expected<HttpResponse, TransportError> CurlHttpTransport::send(const HttpRe
   if (code != CURLE_OK) {
     const bool sent = request_sent(curl, request);
     return std::unexpected(
-        classify(code, sent, exchange.too_large ? "reply too large" : error_buffer));
+        classify(code, sent, exchange.too_large ? "reply too large" : handle.error_buffer));
   }
   curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &exchange.response.status);
   return std::move(exchange.response);

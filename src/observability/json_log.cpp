@@ -6,7 +6,11 @@
 #include <array>
 #include <cctype>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
+#include <vector>
+
+#include "core/overloaded.hpp"
 
 namespace ic::obs {
 namespace {
@@ -43,16 +47,37 @@ std::string bounded(std::string_view value) {
   return fmt::format("{}...({} bytes)", value.substr(0, cut), value.size());
 }
 
-nlohmann::ordered_json to_json(const LogField::Value& value) {
-  return std::visit(
-      [](auto v) {
-        if constexpr (std::same_as<decltype(v), std::string_view>) {
-          return nlohmann::ordered_json(bounded(v));
-        } else {
-          return nlohmann::ordered_json(v);
-        }
-      },
-      value);
+// Printable ASCII without a quote or backslash: a JSON string as it is. Ids, codes and
+// messages, nearly every value, are such text.
+bool plain(std::string_view text) {
+  return std::ranges::all_of(text,
+                             [](char c) { return c >= ' ' && c <= '~' && c != '"' && c != '\\'; });
+}
+
+// Anything else is escaped by nlohmann-json, which also replaces invalid UTF-8.
+void append_string(std::string& out, std::string_view text) {
+  if (plain(text)) {
+    out.push_back('"');
+    out.append(text);
+    out.push_back('"');
+    return;
+  }
+  out.append(nlohmann::json(std::string(text))
+                 .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+}
+
+void append_value(std::string& out, const LogField::Value& value) {
+  std::visit(Overloaded{[&](std::string_view v) {
+                          if (v.size() <= kMaxLogValueBytes) {
+                            append_string(out, v);
+                          } else {
+                            append_string(out, bounded(v));
+                          }
+                        },
+                        [&](bool v) { out.append(v ? "true" : "false"); },
+                        [&](double v) { out.append(nlohmann::json(v).dump()); },
+                        [&](auto v) { fmt::format_to(std::back_inserter(out), "{}", v); }},
+             value);
 }
 
 }  // namespace
@@ -108,22 +133,35 @@ LogSink ostream_sink(std::ostream& out) {
 Logger::Logger(LogLevel min_level, LogSink sink, const Clock& clock)
     : min_level_(min_level), sink_(std::move(sink)), clock_(clock) {}
 
+// The line is written directly rather than built as a JSON document and dumped: at info level
+// that document was most of a log call's cost, and a charge logs three lines.
 void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
   if (!enabled(level)) return;
-  nlohmann::ordered_json line;
-  line["ts"] = format_rfc3339_millis(clock_.now());
-  line["level"] = to_string(level);
-  line["msg"] = std::string(msg);
+  std::string text;
+  text.reserve(256);
+  text.append(R"({"ts":")").append(format_rfc3339_millis(clock_.now()));
+  text.append(R"(","level":")").append(to_string(level)).append(R"(","msg":)");
+  append_string(text, msg);
+  std::vector<std::string> keys;
+  keys.reserve(fields.size());
   for (const LogField& field : fields) {
     // Appending rather than inserting the prefix: GCC 12 -O2 raises a false -Wrestrict on
     // std::string::insert(0, ...).
     std::string key;
     if (contains(kReservedKeys, field.key())) key.push_back('_');
     key.append(field.key());
-    line[key] = is_redacted_key(key) ? nlohmann::ordered_json(kRedacted) : to_json(field.value());
+    if (contains(keys, key)) continue;  // a line never carries a key twice: the first stays
+    text.push_back(',');
+    append_string(text, key);
+    text.push_back(':');
+    if (is_redacted_key(key)) {
+      append_string(text, kRedacted);
+    } else {
+      append_value(text, field.value());
+    }
+    keys.push_back(std::move(key));
   }
-  std::string text = line.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-  text.push_back('\n');
+  text.append("}\n");
   MutexLock lock(sink_mutex_);
   sink_(text);
 }
