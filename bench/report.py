@@ -295,8 +295,12 @@ def bank_ceiling(st: Stack, seconds: float = 3.0, threads: int = 16) -> float:
     def client(i: int) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port)
         while time.monotonic() < stop_at:
-            conn.request("POST", "/v1/notifications", body=b"{}", headers={"Content-Type": "application/json"})
-            conn.getresponse().read()
+            try:
+                conn.request("POST", "/v1/notifications", body=b"{}", headers={"Content-Type": "application/json"})
+                conn.getresponse().read()
+            except ConnectionError:  # the bank closed a kept-alive connection: a new one, like the consumer's curl
+                conn.close()
+                continue
             counts[i] += 1
 
     workers = [threading.Thread(target=client, args=(i,)) for i in range(threads)]
