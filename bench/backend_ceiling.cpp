@@ -4,32 +4,46 @@
 // so the consumer's charges/s can be read as a fraction of what the emulators allow:
 //   ReceiveMessage (10, long poll) -> per message: claim UpdateItem, complete UpdateItem
 //   -> DeleteMessageBatch of the received batch.
-// A measurement tool for `make bench`, not a test.
+// Its concurrency is shaped like the consumer's, only larger: --receivers long polls feed
+// --workers threads, each claiming and completing one message at a time, and the worker that
+// completes a batch's last message deletes the batch. A receive's ten messages are thus claimed
+// in parallel, not one after another behind a slow receive. bench/report.py runs it at several
+// sizes and takes the fastest, so a rate that stops rising with concurrency shows the backend,
+// not the generator, is the limit. A measurement tool for `make bench`, not a test.
 //
 //   AWS_ENDPOINT_URL_SQS=... AWS_ENDPOINT_URL_DYNAMODB=... AWS_REGION=us-east-1
-//     ic_bench_backend_ceiling --queue-url URL --table T --threads 32 --messages 2000
-// Prints one JSON object: {"messages":N,"seconds":S,"messagesPerSecond":R,"errors":E}.
+//     ic_bench_backend_ceiling --queue-url URL --table T --receivers 4 --workers 64 --messages 2000
+// Prints one JSON object:
+//   {"messages":N,"seconds":S,"messagesPerSecond":R,"errors":E,"receivers":R,"workers":W}
+// where S runs to the delete that completes the N-th message (N counts whole batches, so it may
+// exceed --messages by up to 9); the polls still open then are abandoned, not waited out.
 #include <CLI/CLI.hpp>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <iostream>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <stop_token>
 #include <thread>
 #include <vector>
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "app/aws_stack.hpp"
+#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
 namespace {
 
 using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
 
 struct Options {
   std::string queue_url;
   std::string table;
-  int threads = 32;
+  int receivers = 4;
+  int workers = 64;
   long messages = 0;
 };
 
@@ -38,6 +52,119 @@ std::optional<std::string> env_value(std::string_view name) {
   return value != nullptr ? std::optional<std::string>(value) : std::nullopt;
 }
 
+// One received batch: deleted as a whole once its last message is completed.
+struct Batch {
+  std::vector<ic::consumer::DeleteEntry> deletes;
+  std::atomic<std::size_t> pending{0};
+};
+
+struct Work {
+  std::shared_ptr<Batch> batch;
+  std::string message_id;
+};
+
+class Drain {
+ public:
+  Drain(const Options& options, ic::app::AwsStack& aws,
+        ic::dynamodb::DynamoDbIdempotencyStore& store)
+      : options_(options), aws_(aws), store_(store) {}
+
+  void receive() {
+    for (;;) {
+      {
+        // Like the consumer's prefetch: receive only when a batch's worth of workers can start
+        // soon, so received messages do not wait out their visibility in this process.
+        ic::MutexLock lock(mutex_);
+        space_.wait(mutex_, [this]() REQUIRES(mutex_) {
+          return stop_ || queued_.size() < static_cast<std::size_t>(options_.workers);
+        });
+        if (stop_) return;
+      }
+      // Stoppable, so that the process ends when the count is reached, not a poll later.
+      auto received = aws_.sqs().receive(options_.queue_url, ic::consumer::kMaxReceiveMessages, 1s,
+                                         stopping_.get_token());
+      if (!received) {
+        ++errors_;
+        continue;
+      }
+      if (received->empty()) continue;
+      auto batch = std::make_shared<Batch>();
+      batch->pending = received->size();
+      ic::MutexLock lock(mutex_);
+      for (auto& message : *received) {
+        batch->deletes.push_back({message.message_id, message.receipt_handle});
+        queued_.push_back({batch, std::move(message.message_id)});
+      }
+      items_.notify_all();
+    }
+  }
+
+  void work(int worker) {
+    long token = 0;
+    for (;;) {
+      Work work;
+      {
+        ic::MutexLock lock(mutex_);
+        items_.wait(mutex_, [this]() REQUIRES(mutex_) { return stop_ || !queued_.empty(); });
+        if (stop_) return;
+        work = std::move(queued_.front());
+        queued_.pop_front();
+        space_.notify_one();
+      }
+      process(work, std::to_string(worker) + "-" + std::to_string(++token));
+    }
+  }
+
+  // Deleted when the wanted count was reached: batches finishing after it are not counted.
+  [[nodiscard]] long done() const { return done_at_end_.load(); }
+  [[nodiscard]] long errors() const { return errors_.load(); }
+  [[nodiscard]] Clock::time_point end() const {
+    return Clock::time_point(Clock::duration(end_.load()));
+  }
+
+ private:
+  void process(const Work& work, const std::string& token) {
+    const auto now = ic::real_clock().now();
+    auto claimed = store_.claim({.key = work.message_id,
+                                 .payload_hash = "bench",
+                                 .token = token,
+                                 .owner = "ceiling",
+                                 .now = now,
+                                 .lease = ic::Millis{60'000}});
+    if (!claimed ||
+        !store_.complete(work.message_id, token, {.status = "DEBITED", .result_ref = "DBT"}, now)) {
+      ++errors_;
+    }
+    if (--work.batch->pending > 0) return;
+    if (!aws_.sqs().delete_batch(options_.queue_url, work.batch->deletes)) ++errors_;
+    const auto size = static_cast<long>(work.batch->deletes.size());
+    const long before = done_.fetch_add(size);
+    if (before < options_.messages && before + size >= options_.messages) {
+      end_ = Clock::now().time_since_epoch().count();
+      done_at_end_ = before + size;
+      stopping_.request_stop();
+      ic::MutexLock lock(mutex_);
+      stop_ = true;
+      items_.notify_all();
+      space_.notify_all();
+    }
+  }
+
+  const Options& options_;
+  ic::app::AwsStack& aws_;
+  ic::dynamodb::DynamoDbIdempotencyStore& store_;
+  std::atomic<long> done_{0};
+  std::atomic<long> errors_{0};
+  std::atomic<Clock::rep> end_{0};
+  std::atomic<long> done_at_end_{0};
+  std::stop_source stopping_;
+  ic::Mutex mutex_;
+  ic::CondVar items_;  // work queued, or stop: the workers wait on it
+  ic::CondVar space_;  // a queued message taken, or stop: the receivers wait on it
+  std::deque<Work> queued_ GUARDED_BY(mutex_);
+  bool stop_ GUARDED_BY(mutex_) = false;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,9 +172,13 @@ int main(int argc, char** argv) {
   CLI::App app{"Drains a queue with the consumer's request shapes and no other work"};
   app.add_option("--queue-url", options.queue_url)->required();
   app.add_option("--table", options.table)->required();
-  app.add_option("--threads", options.threads)->check(CLI::Range(1, 1024));
-  app.add_option("--messages", options.messages,
-                 "stop after this many (0: when the queue is empty)");
+  app.add_option("--receivers", options.receivers, "concurrent long polls")
+      ->check(CLI::Range(1, 256));
+  app.add_option("--workers", options.workers, "concurrent claim+complete")
+      ->check(CLI::Range(1, 1024));
+  app.add_option("--messages", options.messages, "stop after this many are deleted")
+      ->required()
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
 
   const ic::app::AwsSettings settings{
@@ -60,70 +191,21 @@ int main(int argc, char** argv) {
   ic::dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
                                                ic::app::charge_table(options.table, 24h));
 
-  std::atomic<long> done{0};
-  std::atomic<long> errors{0};
-  std::atomic<int> idle_threads{0};
-  const auto start = std::chrono::steady_clock::now();
-  // Taken by the thread that deletes the last wanted message: the others may still sit in a
-  // poll of an empty queue, which is not part of the drain.
-  std::atomic<std::chrono::steady_clock::rep> end{0};
+  Drain drain(options, aws, store);
+  const auto start = Clock::now();
   {
     std::vector<std::jthread> threads;
-    for (int t = 0; t < options.threads; ++t) {
-      threads.emplace_back([&, t] {
-        bool idle = false;
-        long token = 0;
-        for (;;) {
-          if (options.messages > 0 && done.load() >= options.messages) return;
-          // Empty-queue end: every thread has seen one empty 1 s poll in a row.
-          if (options.messages == 0 && idle_threads.load() == options.threads) return;
-          auto batch = aws.sqs().receive(options.queue_url, 10, 1s);
-          if (!batch) {
-            ++errors;
-            continue;
-          }
-          if (batch->empty() != idle) {
-            idle = batch->empty();
-            idle_threads += idle ? 1 : -1;
-          }
-          std::vector<ic::consumer::DeleteEntry> deletes;
-          for (const auto& message : *batch) {
-            const std::string mine = std::to_string(t) + "-" + std::to_string(++token);
-            const auto now = ic::real_clock().now();
-            auto claimed = store.claim({.key = message.message_id,
-                                        .payload_hash = "bench",
-                                        .token = mine,
-                                        .owner = "ceiling",
-                                        .now = now,
-                                        .lease = ic::Millis{60'000}});
-            auto completed = claimed
-                                 ? store.complete(message.message_id, mine,
-                                                  {.status = "DEBITED", .result_ref = "DBT"}, now)
-                                 : std::expected<ic::idem::WriteOutcome, ic::Error>(
-                                       std::unexpected(claimed.error()));
-            if (!completed) ++errors;
-            deletes.push_back({message.message_id, message.receipt_handle});
-          }
-          if (!deletes.empty()) {
-            if (!aws.sqs().delete_batch(options.queue_url, deletes)) ++errors;
-            const long before = done.fetch_add(static_cast<long>(deletes.size()));
-            if (options.messages > 0 && before < options.messages &&
-                before + static_cast<long>(deletes.size()) >= options.messages) {
-              end = std::chrono::steady_clock::now().time_since_epoch().count();
-            }
-          }
-        }
-      });
-    }
+    for (int r = 0; r < options.receivers; ++r) threads.emplace_back([&] { drain.receive(); });
+    for (int w = 0; w < options.workers; ++w) threads.emplace_back([&, w] { drain.work(w); });
   }
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  std::cout << nlohmann::json{{"messages", done.load()},
+  const double seconds = std::chrono::duration<double>(drain.end() - start).count();
+  std::cout << nlohmann::json{{"messages", drain.done()},
                               {"seconds", seconds},
-                              {"messagesPerSecond", static_cast<double>(done.load()) / seconds},
-                              {"errors", errors.load()},
-                              {"threads", options.threads}}
+                              {"messagesPerSecond", static_cast<double>(drain.done()) / seconds},
+                              {"errors", drain.errors()},
+                              {"receivers", options.receivers},
+                              {"workers", options.workers}}
                    .dump()
             << "\n";
-  return errors.load() == 0 ? 0 : 1;
+  return drain.errors() == 0 ? 0 : 1;
 }

@@ -5,7 +5,9 @@ written to build/bench/report.md with PNG plots beside it (a measurement, not a 
 Per stack (SQS emulator + DynamoDB emulator; the bank is bench/fast_bank.cpp, whose own
 ceiling is measured first so it is known not to be the bottleneck):
   ceiling    bench/backend_ceiling.cpp drains a pre-filled queue with the consumer's request
-             shapes and nothing else, through the consumer's own C++ clients;
+             shapes and nothing else, through the consumer's own C++ clients, at growing
+             concurrency (the fastest run is the ceiling; a rate that stopped rising shows the
+             backend, not the generator, is the limit);
   fresh      one consumer (WORKERS=32) drains the same number of new charges: charges/s,
              CPU ms per charge (utime+stime from /proc/<pid>/stat), billed requests per charge
              by operation (the consumer's ic_aws_requests_total);
@@ -44,7 +46,7 @@ from typing import Any
 try:
     from bench.consumer_throughput import cpu_seconds, depth
     from tools.local_stack import ProcessManager, json_event, line_matching, start_moto, wait_until
-    from tools.local_stack.charge_recovery import Consumer
+    from tools.local_stack.charge_recovery import Consumer, image_environment
     from tools.local_stack.emulators import start_dynalite, start_elasticmq
     from tools.local_stack.paths import REPO_ROOT
 except ModuleNotFoundError as e:  # run by path: sys.path[0] is bench/, not the root
@@ -63,6 +65,26 @@ def status_kb(pid: int, field: str) -> int:
         if line.startswith(field + ":"):
             return int(line.split()[1])
     raise KeyError(field)
+
+
+def memory_breakdown(pid: int, top: int = 8) -> dict[str, Any]:
+    """Resident memory now, from /proc/<pid>/smaps: anonymous (heap, arenas, thread stacks)
+    against file-backed (the binary and its shared libraries), PSS, and the largest mappings
+    by name (anonymous ones as "[anon]", stacks and arenas being nameless)."""
+    by_name: Counter[str] = Counter()
+    kb: Counter[str] = Counter()
+    name = ""
+    for line in Path(f"/proc/{pid}/smaps").read_text().splitlines():
+        fields = line.split()
+        if "-" in fields[0] and not fields[0].endswith(":"):
+            name = fields[5] if len(fields) > 5 else "[anon]"
+        elif fields[0] in ("Rss:", "Pss:", "Anonymous:"):
+            kb[fields[0]] += int(fields[1])
+            if fields[0] == "Rss:":
+                by_name[name.rsplit("/", 1)[-1]] += int(fields[1])
+    return {"rssMiB": kb["Rss:"] / 1024, "pssMiB": kb["Pss:"] / 1024, "anonymousMiB": kb["Anonymous:"] / 1024,
+            "fileMiB": (kb["Rss:"] - kb["Anonymous:"]) / 1024, "threads": status_kb(pid, "Threads"),
+            "topMiB": {n: v / 1024 for n, v in by_name.most_common(top)}}
 
 
 def requests_by_operation(consumers: list[Consumer]) -> Counter[str]:
@@ -119,7 +141,7 @@ class Stack:
         proc = self.manager.start(
             name, [*(wrapper or []), str(self.build / "src/app/charge-recovery"), "run"],
             env={**env, "CORE_BANKING_URL": self.bank_url, "NOTIFICATION_URL": self.bank_url, "ADMIN_ADDR": "127.0.0.1:0",
-                 "LOG_LEVEL": "info", "WORKERS": "32", **settings},
+                 "LOG_LEVEL": "info", "WORKERS": "32", **image_environment(), **settings},
             ready=line_matching('"msg":"consumer started"', "stderr"), timeout=120.0)
         proc.ready_info = next(line for line in proc.json_lines("stderr") if line.get("msg") == "consumer started")
         return Consumer(proc)
@@ -159,11 +181,18 @@ def drain(st: Stack, env: dict[str, str], consumers: list[Consumer], debits: int
     return time.monotonic() - t0
 
 
-def ceiling(st: Stack, n: int, threads: int = 64) -> dict[str, Any]:
+# (receivers, workers) of the ceiling runs: the consumer's own at WORKERS=32, then twice and
+# four times that. The smoke run measures only the middle one.
+CEILING_SIZES = [(2, 32), (4, 64), (8, 128)]
+SMOKE_CEILING_SIZES = [(4, 64)]
+
+
+def ceiling(st: Stack, n: int, receivers: int, workers: int) -> dict[str, Any]:
     env = st.provision()
     st.send(env, n, 0.0, "CEIL")
     out = subprocess.run([str(st.build / "bench/ic_bench_backend_ceiling"), "--queue-url", env["CHARGE_QUEUE_URL"],
-                          "--table", env["IDEMPOTENCY_TABLE"], "--threads", str(threads), "--messages", str(n)],
+                          "--table", env["IDEMPOTENCY_TABLE"], "--receivers", str(receivers), "--workers", str(workers),
+                          "--messages", str(n)],
                          env={**os.environ, **env}, capture_output=True, text=True, timeout=1800)
     try:
         return json.loads(out.stdout)  # with its error count: failed requests are part of the figure
@@ -179,9 +208,13 @@ def consumer_run(st: Stack, n: int, *, workers: int = 32, processes: int = 1, du
     debits0 = st.bank_stats()["debits"]
     prefix = f"CHG-{uuid.uuid4().hex[:6]}"
     st.send(env, n, 0.0, prefix)
+    # Timed from the spawn: a consumer starts draining before its "started" line is seen, and
+    # the ceiling's time includes its own connection set-up too.
+    spawned = time.monotonic()
     consumers = [st.start_consumer(env, f"consumer-{i}", WORKERS=str(workers)) for i in range(processes)]
     r: dict[str, Any] = {"charges": n, "workers": workers, "processes": processes}
-    seconds = drain(st, env, consumers, debits0 + n)
+    drain(st, env, consumers, debits0 + n)
+    seconds = time.monotonic() - spawned
     cpu = sum(cpu_seconds(c.pid) for c in consumers)
     fresh = requests_by_operation(consumers)
     r.update(chargesPerSecond=n / seconds, cpuMsPerCharge=1000 * cpu / n,
@@ -196,6 +229,7 @@ def consumer_run(st: Stack, n: int, *, workers: int = 32, processes: int = 1, du
         r["cpuMsPerDuplicate"] = 1000 * (cpu2 - cpu) / n
         r["requestsPerDuplicate"] = {op: (total[op] - fresh[op]) / n for op in sorted(total) if total[op] > fresh[op]}
     r["peakRssMiB"] = max(status_kb(c.pid, "VmHWM") for c in consumers) / 1024
+    r["memory"] = memory_breakdown(consumers[0].pid)
     if idle_seconds:
         before_cpu, before = sum(cpu_seconds(c.pid) for c in consumers), requests_by_operation(consumers)
         time.sleep(idle_seconds)  # a measurement window, not a wait for a condition
@@ -261,8 +295,12 @@ def bank_ceiling(st: Stack, seconds: float = 3.0, threads: int = 16) -> float:
     def client(i: int) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port)
         while time.monotonic() < stop_at:
-            conn.request("POST", "/v1/notifications", body=b"{}", headers={"Content-Type": "application/json"})
-            conn.getresponse().read()
+            try:
+                conn.request("POST", "/v1/notifications", body=b"{}", headers={"Content-Type": "application/json"})
+                conn.getresponse().read()
+            except ConnectionError:  # the bank closed a kept-alive connection: a new one, like the consumer's curl
+                conn.close()
+                continue
             counts[i] += 1
 
     workers = [threading.Thread(target=client, args=(i,)) for i in range(threads)]
@@ -308,7 +346,7 @@ def plots(results: dict[str, Any]) -> list[str]:
             ax.plot([r[key] for r in rows], [r["chargesPerSecond"] for r in rows], marker="o", label="consumer")
             if "ceiling" in results["stacks"].get(FAST, {}):
                 ceiling_rate = results["stacks"][FAST]["ceiling"]["messagesPerSecond"]
-                ax.axhline(ceiling_rate, linestyle="--", color="grey", label="backend ceiling (64 threads)")
+                ax.axhline(ceiling_rate, linestyle="--", color="grey", label="backend ceiling")
             ax.set_xscale("log", base=2)
             ax.set_xlabel(xlabel)
             ax.set_ylabel("charges/s")
@@ -318,6 +356,26 @@ def plots(results: dict[str, Any]) -> list[str]:
             fig.savefig(OUT / f"scaling-{key}.png")
             made.append(f"scaling-{key}.png")
     return made
+
+
+def ceiling_run_text(run: dict[str, Any]) -> str:
+    return f"{run['receivers']}×{run['workers']}: {run['messagesPerSecond']:.0f} ({run['errors']})"
+
+
+def saturation(runs: list[dict[str, Any]]) -> str:
+    """Whether the largest run still gained on the smaller ones (then the ceiling is a lower bound)."""
+    if len(runs) < 2:
+        return ""
+    smaller = max(run["messagesPerSecond"] for run in runs[:-1])
+    if runs[-1]["messagesPerSecond"] > 1.1 * smaller:
+        return " — still rising at the largest size: not saturated, the ceiling is a lower bound"
+    return " — saturated: more concurrency no longer raises the rate"
+
+
+def memory_text(m: dict[str, Any]) -> str:
+    top = ", ".join(f"{name} {mib:.2f}" for name, mib in m["topMiB"].items())
+    return (f"RSS {m['rssMiB']:.1f} = anonymous {m['anonymousMiB']:.1f} + file-backed {m['fileMiB']:.1f}; "
+            f"PSS {m['pssMiB']:.1f}; {m['threads']} threads; largest: {top}")
 
 
 def fmt_ops(ops: dict[str, float]) -> str:
@@ -332,8 +390,9 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
         f"{results.get('bankCeiling', float('nan')):.0f} requests/s to Python keep-alive clients (a lower bound). Consumer figures are for "
         f"{results['charges']} fresh charges pre-filled in the queue, then the same charges again as duplicates; "
         "the ceiling is bench/backend_ceiling.cpp draining the same number with the consumer's request shapes "
-        "(receive 10, claim, complete, delete batch; 64 threads, twice the consumer's workers, so that it is never concurrency-bound) through the consumer's own clients.", "",
-        "| stack | ceiling msg/s | consumer charges/s | % of ceiling | CPU ms/charge | CPU ms/duplicate | peak RSS MiB "
+        "(receive 10, claim, complete, delete batch) through the consumer's own clients, the fastest of its runs at the "
+        "concurrencies listed below the table; \"consumer / ceiling\" divides the two.", "",
+        "| stack | ceiling msg/s | consumer charges/s | consumer / ceiling | CPU ms/charge | CPU ms/duplicate | peak RSS MiB "
         "| requests/charge (fresh) | requests/duplicate | idle CPU ms/min | idle receives/min | SIGTERM→exit idle s |",
         "|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|",
     ]
@@ -343,12 +402,18 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
             continue
         c, ceil = row["consumer"], row["ceiling"]["messagesPerSecond"]
         lines.append(
-            f"| {label} | {ceil:.0f} | {c['chargesPerSecond']:.0f} | {100 * c['chargesPerSecond'] / ceil:.0f}% "
+            f"| {label} | {ceil:.0f} | {c['chargesPerSecond']:.0f} | {c['chargesPerSecond'] / ceil:.2f} "
             f"| {c['cpuMsPerCharge']:.3f} | {c.get('cpuMsPerDuplicate', float('nan')):.3f} | {c['peakRssMiB']:.1f} "
             f"| {fmt_ops(c['requestsPerCharge'])} | {fmt_ops(c.get('requestsPerDuplicate', {}))} "
             f"| {c.get('idleCpuMsPerMinute', float('nan')):.0f} | {c.get('idleReceivesPerMinute', float('nan')):.1f} "
             f"| {c['sigtermToExitIdleSeconds']:.2f} |")
     lines += [f"\n{label}: {row['error']}" for label, row in results["stacks"].items() if "error" in row and "consumer" in row]
+    lines += ["", "Backend ceiling runs (receivers × workers: messages/s, errors):", ""]
+    lines += [f"- {label}: " + ", ".join(ceiling_run_text(run) for run in row["ceilingRuns"]) + saturation(row["ceilingRuns"])
+              + (f"; after the consumer {ceiling_run_text(row['ceilingAfter'])}" if "ceilingAfter" in row else "")
+              for label, row in results["stacks"].items() if "ceilingRuns" in row]
+    lines += ["", "Resident memory of the consumer when its drains are done (/proc/<pid>/smaps, MiB):", ""]
+    lines += [f"- {label}: {memory_text(row['consumer']['memory'])}" for label, row in results["stacks"].items() if "consumer" in row]
     fast = results.get("fastOnly", {})
     if fast:
         lines += ["", f"On {FAST}:", ""]
@@ -375,10 +440,21 @@ def measure_stack(args: argparse.Namespace, results: dict[str, Any], row: dict[s
     with stack(label, sqs_kind, dynamodb_kind, args.build_dir) as st:
         if "bankCeiling" not in results:
             results["bankCeiling"] = bank_ceiling(st)
-        ceiling(st, min(n, 200))  # warm-up (the JVM's JIT, connection pools): not reported
-        row["ceiling"] = ceiling(st, n)
+        # Warm-up (the JVM's JIT, dynalite's, connection pools): not reported. The emulators keep
+        # warming after it, so the full report measures the ceiling again after the consumer and
+        # the fastest run counts: an upper bound is what the consumer is divided by. (The smoke
+        # skips that run: CI has no time to spare.)
+        ceiling(st, min(n, 200 if args.smoke else 1000), *SMOKE_CEILING_SIZES[0])
+        row["ceilingRuns"] = [ceiling(st, n, r, w) for r, w in (SMOKE_CEILING_SIZES if args.smoke else CEILING_SIZES)]
         row["consumer"] = consumer_run(st, n, idle_seconds=5 if args.smoke else 30)
+        if not args.smoke:
+            row["ceilingAfter"] = ceiling(st, n, *SMOKE_CEILING_SIZES[0])
+        row["ceiling"] = max([*row["ceilingRuns"], *([row["ceilingAfter"]] if "ceilingAfter" in row else [])],
+                             key=lambda run: run["messagesPerSecond"])
         print(json.dumps(row), flush=True)
+        print(f"{label}: consumer {row['consumer']['chargesPerSecond']:.0f} charges/s = "
+              f"{row['consumer']['chargesPerSecond'] / row['ceiling']['messagesPerSecond']:.2f} of the ceiling "
+              f"({row['ceiling']['messagesPerSecond']:.0f} msg/s)", flush=True)
         if label != FAST:
             return
         results["fastOnly"].update(ready_and_busy_stop(st, n))
@@ -402,6 +478,7 @@ def main() -> int:
     parser.add_argument("--memory-charges", type=int, default=10_000, help="the memory run's charges (--big adds 100k)")
     parser.add_argument("--callgrind", type=int, nargs=2, default=(100, 300), metavar=("SMALL", "LARGE"),
                         help="charges of the two callgrind runs")
+    parser.add_argument("--stacks", nargs="+", choices=[label for label, _, _ in STACKS], help="only these stacks (default: all)")
     parser.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build" / "release")
     args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
@@ -417,7 +494,7 @@ def main() -> int:
     }
     for label, sqs_kind, dynamodb_kind in STACKS:
         n = n_fast if label != "moto+moto" else n_moto
-        if n == 0 or (args.smoke and label != FAST):
+        if n == 0 or (args.smoke and label != FAST) or (args.stacks and label not in args.stacks):
             continue
         print(f"== {label}", flush=True)
         row: dict[str, Any] = {}

@@ -14,6 +14,7 @@ import pytest
 import yaml
 
 from tools.local_stack import ChargeStack, Consumers, FakeBank, REPO_ROOT, wait_until
+from tools.local_stack.charge_recovery import image_environment
 
 DEPLOY = REPO_ROOT / "deploy"
 LONG_POLL_SECONDS = 20 + 5  # WaitTimeSeconds plus the answer's margin (docs/design.md §4)
@@ -136,6 +137,12 @@ def test_stop_timeouts_outlast_the_drain() -> None:
     assert pod_grace >= int(pod_settings()["SHUTDOWN_GRACE_SECONDS"]) + LONG_POLL_SECONDS
     (stop,) = unit_directives()["TimeoutStopSec"]
     assert int(stop.removesuffix("s")) >= int(unit_settings()["SHUTDOWN_GRACE_SECONDS"]) + LONG_POLL_SECONDS
+
+
+def test_the_unit_sets_the_image_environment() -> None:
+    (environment,) = unit_directives()["Environment"]
+    assert image_environment(), "deploy/Containerfile sets no ENV"
+    assert dict(pair.split("=", 1) for pair in environment.split()) == image_environment()
 
 
 @pytest.mark.parametrize("source", ["pod", "unit"])

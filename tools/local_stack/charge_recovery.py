@@ -54,6 +54,13 @@ def binary() -> Path:
     return path
 
 
+def image_environment() -> dict[str, str]:
+    """The process environment deploy/Containerfile's ENV lines give the binary (no settings:
+    the systemd unit sets the same; the benchmark measures the consumer with it)."""
+    lines = (REPO_ROOT / "deploy" / "Containerfile").read_text().splitlines()
+    return dict(pair.split("=", 1) for line in lines if line.startswith("ENV ") for pair in line.split()[1:])
+
+
 # --- the binary's subcommands -------------------------------------------------------------
 
 
