@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the fuzz preset (clang-16, libFuzzer + ASan/UBSan) and runs every fuzz target for
+# Builds the fuzz targets of the clang preset (clang-16, libFuzzer + ASan/UBSan; build/clang, the
+# build that make clang-check and asan-test use too) and runs every fuzz target for
 # FUZZ_SECONDS (default 60), FUZZ_JOBS (default 2) at a time, then prints the executions per
 # target. New inputs go to build/fuzz/corpus/<target>; the seeds in fuzz/corpus and the old
 # crash inputs in fuzz/regressions are read, never written. A crash input lands in
@@ -15,7 +16,7 @@ jobs=${FUZZ_JOBS:-2}
 read -r -a targets <<<"${FUZZ_TARGETS:-charge_event dynamodb_reply sqs_reply credentials url}"
 
 started=$(date +%s)
-cmake --preset fuzz >/dev/null
+cmake --preset clang >/dev/null
 cmake --build --preset fuzz -j "$(nproc)"
 built=$(date +%s)
 
@@ -25,7 +26,7 @@ mkdir -p "$logs"
 run_target() {
   local target=$1 status=0
   mkdir -p "build/fuzz/corpus/$target" "build/fuzz/artifacts/$target"
-  "build/fuzz/fuzz/ic_fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 \
+  "build/clang/fuzz/ic_fuzz_$target" -max_total_time="$seconds" -print_final_stats=1 \
     -max_len=8192 -timeout=10 -artifact_prefix="build/fuzz/artifacts/$target/" \
     "build/fuzz/corpus/$target" "fuzz/corpus/$target" "fuzz/regressions/$target" \
     >"$logs/$target.log" 2>&1 || status=$?
