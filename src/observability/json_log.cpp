@@ -1,12 +1,11 @@
 #include "observability/json_log.hpp"
 
-#include <fmt/core.h>
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
 #include <iostream>
-#include <iterator>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -76,7 +75,9 @@ void append_value(std::string& out, const LogField::Value& value) {
                         },
                         [&](bool v) { out.append(v ? "true" : "false"); },
                         [&](double v) { out.append(nlohmann::json(v).dump()); },
-                        [&](auto v) { fmt::format_to(std::back_inserter(out), "{}", v); }},
+                        // fmt::format_int, not format_to into a back_inserter: with clang
+                        // that instantiates a vformat_to Debian's libfmt does not export.
+                        [&](auto v) { out.append(fmt::format_int(v).c_str()); }},
              value);
 }
 
