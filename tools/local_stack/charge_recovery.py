@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -59,6 +60,19 @@ def image_environment() -> dict[str, str]:
     the systemd unit sets the same; the benchmark measures the consumer with it)."""
     lines = (REPO_ROOT / "deploy" / "Containerfile").read_text().splitlines()
     return dict(pair.split("=", 1) for line in lines if line.startswith("ENV ") for pair in line.split()[1:])
+
+
+def thread_stacks(pid: int) -> str:
+    """Every thread's backtrace of a hung process (gdb, when installed), for the failure report:
+    a shutdown that hangs is rare and timing-dependent, so the first occurrence must say where."""
+    if shutil.which("gdb") is None:
+        return "\n(gdb not installed: no thread stacks)"
+    try:
+        out = subprocess.run(["gdb", "-p", str(pid), "-batch", "-ex", "thread apply all bt"],
+                             capture_output=True, text=True, timeout=60)
+    except subprocess.TimeoutExpired:
+        return "\n(gdb timed out)"
+    return f"\n--- thread stacks of {pid} ---\n{out.stdout[-20000:]}"
 
 
 # --- the binary's subcommands -------------------------------------------------------------
@@ -369,7 +383,7 @@ class Consumers:
         last_wake = 0.0
         while any(c.process.alive() for c in consumers):
             if time.monotonic() > deadline:
-                tails = "\n".join(c.process.log_tail() for c in consumers)
+                tails = "\n".join(c.process.log_tail() + thread_stacks(c.pid) for c in consumers if c.process.alive())
                 raise ProcessFailed(f"consumers still running {timeout:.0f} s after SIGTERM\n{tails}")
             alive = [c for c in consumers if c.process.alive()]
             stopping = all(c.logged("stopping") for c in alive)
