@@ -378,15 +378,15 @@ TEST(ListenerContainer, SameMessageTwiceInOneReceiveIsHandledByPosition) {
   EXPECT_TRUE(queue.deleted(id));
 }
 
-TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimIsLost) {
-  // Real seconds here: the extended visibility must really keep the message hidden.
-  FakeQueue queue(FakeQueue::Options{.second = 1s});
-  RecordingObserver observer;
-  const auto id = queue.send("long");
-  constexpr auto lease = 1500ms;
+// One delivery whose handler heartbeats with `lease` while extend_claim answers `answers` in
+// turn, then waits `linger` (a wrong extra tick would show) and acks. Returns when each
+// extension came, measured from the heartbeat's start.
+std::vector<std::chrono::steady_clock::duration> heartbeat_one_delivery(
+    FakeQueue& queue, RecordingObserver& observer, Millis lease,
+    const std::vector<ClaimExtension>& answers, std::chrono::milliseconds linger) {
   auto config = fast_config();
   config.wait_time = 1s;
-  std::atomic<int> extends{0};
+  std::atomic<std::size_t> extends{0};
   std::vector<std::chrono::steady_clock::duration> at;
   ListenerContainer container(
       queue,
@@ -395,27 +395,38 @@ TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimI
         heartbeat.start(
             [&] {
               at.push_back(std::chrono::steady_clock::now() - start);
-              // the third extension finds the claim gone
-              return ++extends < 3 ? ClaimExtension::Extended : ClaimExtension::Lost;
+              const std::size_t n = extends++;
+              return n < answers.size() ? answers[n] : ClaimExtension::Lost;
             },
             lease);
-        EXPECT_TRUE(eventually([&] { return extends.load() >= 3; }));
-        // After Lost the heartbeat must stay quiet; a wrong one would fire within 750 ms.
-        std::this_thread::sleep_for(900ms);
+        EXPECT_TRUE(eventually([&] { return extends.load() >= answers.size(); }));
+        std::this_thread::sleep_for(linger);
         heartbeat.stop();
         return Ack{};
       },
       config, &observer);
   Running running(container);
-
-  ASSERT_TRUE(eventually([&] { return observer.dispositions().size() == 1; }));
+  EXPECT_TRUE(eventually([&] { return observer.dispositions().size() == 1; }));
   running.stop();
-  EXPECT_EQ(extends.load(), 3);
+  return at;
+}
+
+TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimIsLost) {
+  // Real seconds here: the extended visibility must really keep the message hidden.
+  FakeQueue queue(FakeQueue::Options{.second = 1s});
+  RecordingObserver observer;
+  const auto id = queue.send("long");
+  constexpr auto lease = 1500ms;
+  // The third extension finds the claim gone. After Lost the heartbeat must stay quiet; a
+  // wrong tick would fire within 750 ms.
+  const std::vector answers{ClaimExtension::Extended, ClaimExtension::Extended,
+                            ClaimExtension::Lost};
+  const auto at = heartbeat_one_delivery(queue, observer, lease, answers, 900ms);
+
   ASSERT_EQ(at.size(), 3u);
   EXPECT_GE(at[0], lease / 2);
   EXPECT_GE(at[1] - at[0], lease / 2);
-  EXPECT_EQ(observer.heartbeats(), (std::vector{ClaimExtension::Extended, ClaimExtension::Extended,
-                                                ClaimExtension::Lost}));
+  EXPECT_EQ(observer.heartbeats(), answers);
   // Two visibility extensions of a whole lease (rounded up to 2 s), none after the refusal.
   const auto visibility = queue.visibility_entries();
   ASSERT_EQ(visibility.size(), 2u);
@@ -433,43 +444,16 @@ TEST(ListenerContainer, UnansweredExtensionIsRetriedSoonAndTheHeartbeatGoesOn) {
   RecordingObserver observer;
   const auto id = queue.send("long");
   constexpr auto lease = 2400ms;
-  auto config = fast_config();
-  config.wait_time = 1s;
-  std::atomic<int> extends{0};
-  std::vector<std::chrono::steady_clock::duration> at;
-  ListenerContainer container(
-      queue,
-      [&](const Message&, LeaseHeartbeat& heartbeat) -> Disposition {
-        const auto start = std::chrono::steady_clock::now();
-        heartbeat.start(
-            [&] {
-              at.push_back(std::chrono::steady_clock::now() - start);
-              switch (++extends) {
-                case 1:
-                  return ClaimExtension::Unanswered;
-                case 2:
-                  return ClaimExtension::Extended;
-                default:
-                  return ClaimExtension::Lost;
-              }
-            },
-            lease);
-        EXPECT_TRUE(eventually([&] { return extends.load() >= 3; }));
-        heartbeat.stop();
-        return Ack{};
-      },
-      config, &observer);
-  Running running(container);
+  const std::vector answers{ClaimExtension::Unanswered, ClaimExtension::Extended,
+                            ClaimExtension::Lost};
+  const auto at = heartbeat_one_delivery(queue, observer, lease, answers, 0ms);
 
-  ASSERT_TRUE(eventually([&] { return observer.dispositions().size() == 1; }));
-  running.stop();
   ASSERT_EQ(at.size(), 3u);
   EXPECT_GE(at[0], lease / 2);
   EXPECT_GE(at[1] - at[0], lease / 8);
   EXPECT_LT(at[1] - at[0], lease / 2) << "the retry must come sooner than the next half lease";
   EXPECT_GE(at[2] - at[1], lease / 2);
-  EXPECT_EQ(observer.heartbeats(), (std::vector{ClaimExtension::Unanswered,
-                                                ClaimExtension::Extended, ClaimExtension::Lost}));
+  EXPECT_EQ(observer.heartbeats(), answers);
   // Only the answered extension stretched the visibility.
   const auto visibility = queue.visibility_entries();
   ASSERT_EQ(visibility.size(), 1u);
