@@ -6,6 +6,16 @@
 #include "core/thread_guard.hpp"
 
 namespace ic::consumer {
+namespace {
+
+// The delay before another try after an unanswered extension. Half a lease after the last
+// extension, an unanswered attempt leaves half a lease: retrying every eighth gives three more
+// tries before the claim lapses.
+Millis retry_delay(Millis lease) {
+  return std::max(lease / 8, Millis{1});
+}
+
+}  // namespace
 
 DeliveryHeartbeat::DeliveryHeartbeat(HeartbeatScheduler& scheduler, QueuePort& queue,
                                      ListenerObserver& observer, const Message& message)
@@ -13,12 +23,6 @@ DeliveryHeartbeat::DeliveryHeartbeat(HeartbeatScheduler& scheduler, QueuePort& q
 
 DeliveryHeartbeat::~DeliveryHeartbeat() {
   stop();
-}
-
-Millis DeliveryHeartbeat::retry_delay(Millis lease) {
-  // Half a lease after the last extension, an unanswered attempt leaves half a lease: retrying
-  // every eighth gives three more tries before the claim lapses.
-  return std::max(lease / 8, Millis{1});
 }
 
 void DeliveryHeartbeat::start(std::function<ClaimExtension()> extend_claim, Millis lease) {

@@ -27,9 +27,6 @@ class DeliveryHeartbeat final : public consumer::LeaseHeartbeat {
   void start(std::function<ClaimExtension()> extend_claim, Millis lease) override;
   void stop() override;
 
-  // The delay before another try after an unanswered extension.
-  [[nodiscard]] static Millis retry_delay(Millis lease);
-
  private:
   HeartbeatScheduler& scheduler_;
   QueuePort& queue_;
