@@ -54,7 +54,12 @@ std::chrono::milliseconds JsonClient::clock_skew() const {
 std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operation,
                                                          const nlohmann::json& request,
                                                          std::stop_token cancel) {
-  const std::string body = request.dump();
+  return call_with_body(operation, request.dump(), std::move(cancel));
+}
+
+std::expected<nlohmann::json, AwsError> JsonClient::call_with_body(std::string_view operation,
+                                                                   std::string body,
+                                                                   std::stop_token cancel) {
   const std::string invocation_id = hooks_.invocation_id();
   RetryAttempt retry_state;
   bool ambiguous = false;

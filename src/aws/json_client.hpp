@@ -86,6 +86,11 @@ class JsonClient {
   [[nodiscard]] std::expected<nlohmann::json, AwsError> call(std::string_view operation,
                                                              const nlohmann::json& request,
                                                              std::stop_token cancel = {});
+  // The same with the request already serialised: the bodies sent on every message are
+  // written as text (aws::JsonWriter) rather than built as a document and dumped.
+  [[nodiscard]] std::expected<nlohmann::json, AwsError> call_with_body(std::string_view operation,
+                                                                       std::string body,
+                                                                       std::stop_token cancel = {});
 
   [[nodiscard]] const JsonServiceConfig& config() const { return config_; }
 

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 
 #include "adapters/dynamodb/attribute_values.hpp"
+#include "aws/json_writer.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -14,22 +16,46 @@ using nlohmann::json;
 
 constexpr std::string_view kHolderCondition = "#state = :inprogress AND claimToken = :token";
 
-using attr::epoch_ms;
 using attr::expires_at;
-using attr::key_of;
-using attr::n;
-using attr::s;
+using aws::JsonWriter;
 
-// The attributes every conditional write names: state and owner are reserved words.
-json holder_update(const TableSpec& table, std::string_view key, std::string_view token) {
-  return json{
-      {"TableName", table.name},
-      {"Key", key_of(key)},
-      {"ConditionExpression", kHolderCondition},
-      {"ExpressionAttributeNames", {{"#state", "state"}}},
-      {"ExpressionAttributeValues",
-       {{":inprogress", s(idem::to_string(idem::ClaimState::InProgress))}, {":token", s(token)}}},
-      {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
+// DynamoDB's attribute values, {"S": text} and {"N": "digits"}, as members named `name`.
+void string_value(JsonWriter& w, std::string_view name, std::string_view text) {
+  w.key(name).begin_object().member("S", text).end_object();
+}
+
+void number_value(JsonWriter& w, std::string_view name, std::int64_t number) {
+  std::array<char, 24> digits{};  // an int64 needs at most 20
+  const auto end = std::to_chars(digits.data(), digits.data() + digits.size(), number).ptr;
+  w.key(name).begin_object().member("N", std::string_view(digits.data(), end)).end_object();
+}
+
+void epoch_ms_value(JsonWriter& w, std::string_view name, Instant t) {
+  number_value(w, name, t.time_since_epoch().count());
+}
+
+void table_and_key(JsonWriter& w, const TableSpec& table, std::string_view key) {
+  w.member("TableName", table.name).key("Key").begin_object();
+  string_value(w, "pk", key);
+  w.end_object();
+}
+
+// A write conditioned on the holder: `names` and `values` add the write's own attribute names
+// and values beside the condition's (state and owner are reserved words).
+std::string holder_update(const TableSpec& table, std::string_view key, std::string_view token,
+                          std::string_view update, const auto& names, const auto& values) {
+  JsonWriter w;
+  w.begin_object();
+  table_and_key(w, table, key);
+  w.member("UpdateExpression", update).member("ConditionExpression", kHolderCondition);
+  w.key("ExpressionAttributeNames").begin_object().member("#state", "state");
+  names(w);
+  w.end_object().key("ExpressionAttributeValues").begin_object();
+  string_value(w, ":inprogress", idem::to_string(idem::ClaimState::InProgress));
+  string_value(w, ":token", token);
+  values(w);
+  w.end_object().member("ReturnValuesOnConditionCheckFailure", "ALL_OLD").end_object();
+  return std::move(w).take();
 }
 
 std::expected<std::string, std::string> string_attr(const json& item, std::string_view name,
@@ -108,76 +134,83 @@ std::string attention_of(const TableSpec& table, idem::ClaimState state, std::st
   return {};
 }
 
-json encode_claim(const TableSpec& table, const idem::ClaimRequest& request) {
-  return json{
-      {"TableName", table.name},
-      {"Key", key_of(request.key)},
-      {"UpdateExpression",
-       "SET #state = :inprogress, leaseUntil = :lease, claimToken = :token, #owner = :owner, "
-       "payloadHash = :h, updatedAt = :now, expiresAt = :exp, "
-       "createdAt = if_not_exists(createdAt, :now) ADD fence :one"},
-      {"ConditionExpression",
-       "attribute_not_exists(pk) OR (#state = :inprogress AND payloadHash = :h AND "
-       "(leaseUntil < :now OR claimToken = :token))"},
-      {"ExpressionAttributeNames", {{"#state", "state"}, {"#owner", "owner"}}},
-      {"ExpressionAttributeValues",
-       {{":inprogress", s(idem::to_string(idem::ClaimState::InProgress))},
-        {":lease", epoch_ms(request.now + request.lease)},
-        {":token", s(request.token)},
-        {":owner", s(request.owner)},
-        {":h", s(request.payload_hash)},
-        {":now", epoch_ms(request.now)},
-        {":exp", n(expires_at(table, request.now))},
-        {":one", n(1)}}},
-      {"ReturnValues", "ALL_NEW"},
-      {"ReturnValuesOnConditionCheckFailure", "ALL_OLD"}};
+std::string encode_claim(const TableSpec& table, const idem::ClaimRequest& request) {
+  JsonWriter w;
+  w.begin_object();
+  table_and_key(w, table, request.key);
+  w.member("UpdateExpression",
+           "SET #state = :inprogress, leaseUntil = :lease, claimToken = :token, #owner = :owner, "
+           "payloadHash = :h, updatedAt = :now, expiresAt = :exp, "
+           "createdAt = if_not_exists(createdAt, :now) ADD fence :one")
+      .member("ConditionExpression",
+              "attribute_not_exists(pk) OR (#state = :inprogress AND payloadHash = :h AND "
+              "(leaseUntil < :now OR claimToken = :token))");
+  w.key("ExpressionAttributeNames")
+      .begin_object()
+      .member("#state", "state")
+      .member("#owner", "owner")
+      .end_object();
+  w.key("ExpressionAttributeValues").begin_object();
+  string_value(w, ":inprogress", idem::to_string(idem::ClaimState::InProgress));
+  epoch_ms_value(w, ":lease", request.now + request.lease);
+  string_value(w, ":token", request.token);
+  string_value(w, ":owner", request.owner);
+  string_value(w, ":h", request.payload_hash);
+  epoch_ms_value(w, ":now", request.now);
+  number_value(w, ":exp", expires_at(table, request.now));
+  number_value(w, ":one", 1);
+  w.end_object()
+      .member("ReturnValues", "ALL_NEW")
+      .member("ReturnValuesOnConditionCheckFailure", "ALL_OLD")
+      .end_object();
+  return std::move(w).take();
 }
 
-json encode_final(const TableSpec& table, std::string_view key, std::string_view token,
-                  const FinalWrite& write) {
-  json body = holder_update(table, key, token);
+std::string encode_final(const TableSpec& table, std::string_view key, std::string_view token,
+                         const FinalWrite& write) {
+  const std::string attention = attention_of(table, write.state, write.status);
+  const bool keep_payload = !attention.empty() && !write.payload.empty();
+  // DynamoDB accepts empty strings, but an absent attribute says "not applicable" plainly.
+  const bool has_reason = !write.failure_reason.empty();
+  const bool has_result = !write.result_ref.empty();
   std::string update =
       "SET #state = :final, #status = :status, updatedAt = :now, completedAt = :now, "
       "expiresAt = :exp";
-  body["ExpressionAttributeNames"]["#status"] = "status";
-  auto& values = body["ExpressionAttributeValues"];
-  values[":final"] = s(idem::to_string(write.state));
-  values[":status"] = s(write.status);
-  values[":now"] = epoch_ms(write.now);
-  values[":exp"] = n(expires_at(table, write.now));
-  if (const std::string attention = attention_of(table, write.state, write.status);
-      !attention.empty()) {
-    update += ", attention = :attention, attentionAt = :now";
-    values[":attention"] = s(attention);
-    if (!write.payload.empty()) {
-      update += ", payload = :payload";
-      values[":payload"] = s(write.payload);
-    }
-  }
-  // DynamoDB accepts empty strings, but an absent attribute says "not applicable" plainly.
-  if (!write.failure_reason.empty()) {
-    update += ", failureReason = :reason";
-    values[":reason"] = s(write.failure_reason);
-  }
-  if (!write.result_ref.empty()) {
-    update += ", #result = :ref";
-    body["ExpressionAttributeNames"]["#result"] = table.result_attribute;
-    values[":ref"] = s(write.result_ref);
-  }
-  body["UpdateExpression"] = std::move(update);
-  return body;
+  if (!attention.empty()) update += ", attention = :attention, attentionAt = :now";
+  if (keep_payload) update += ", payload = :payload";
+  if (has_reason) update += ", failureReason = :reason";
+  if (has_result) update += ", #result = :ref";
+  return holder_update(
+      table, key, token, update,
+      [&](JsonWriter& w) {
+        w.member("#status", "status");
+        if (has_result) w.member("#result", table.result_attribute);
+      },
+      [&](JsonWriter& w) {
+        string_value(w, ":final", idem::to_string(write.state));
+        string_value(w, ":status", write.status);
+        epoch_ms_value(w, ":now", write.now);
+        number_value(w, ":exp", expires_at(table, write.now));
+        if (!attention.empty()) string_value(w, ":attention", attention);
+        if (keep_payload) string_value(w, ":payload", write.payload);
+        if (has_reason) string_value(w, ":reason", write.failure_reason);
+        if (has_result) string_value(w, ":ref", write.result_ref);
+      });
 }
 
-json encode_set_lease(const TableSpec& table, std::string_view key, std::string_view token,
-                      Instant lease_until) {
-  json body = holder_update(table, key, token);
-  body["UpdateExpression"] = "SET leaseUntil = :lease";
-  body["ExpressionAttributeValues"][":lease"] = epoch_ms(lease_until);
-  return body;
+std::string encode_set_lease(const TableSpec& table, std::string_view key, std::string_view token,
+                             Instant lease_until) {
+  return holder_update(
+      table, key, token, "SET leaseUntil = :lease", [](JsonWriter&) {},
+      [&](JsonWriter& w) { epoch_ms_value(w, ":lease", lease_until); });
 }
 
-json encode_get(const TableSpec& table, std::string_view key) {
-  return json{{"TableName", table.name}, {"Key", key_of(key)}, {"ConsistentRead", true}};
+std::string encode_get(const TableSpec& table, std::string_view key) {
+  JsonWriter w;
+  w.begin_object();
+  table_and_key(w, table, key);
+  w.key("ConsistentRead").value(true).end_object();
+  return std::move(w).take();
 }
 
 std::expected<idem::ClaimRecord, std::string> decode_record(const TableSpec& table,

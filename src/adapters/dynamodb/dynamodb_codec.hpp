@@ -1,8 +1,10 @@
-// DynamoDB request bodies and record decoding for the IdempotencyStore, as pure functions over
-// JSON (no I/O), so the exact expressions of docs/design.md §3 can be unit-tested and benchmarked.
+// DynamoDB request bodies and record decoding for the IdempotencyStore, as pure functions (no
+// I/O), so the exact expressions of docs/design.md §3 can be unit-tested and benchmarked. The
+// bodies are sent on every charge, so they are written as JSON text directly (aws::JsonWriter);
+// replies are read from the client's parsed document.
 //
-//   auto body = encode_claim(table, request);            // conditional UpdateItem (upsert)
-//   auto reply = client.call("UpdateItem", body);
+//   std::string body = encode_claim(table, request);     // conditional UpdateItem (upsert)
+//   auto reply = client.call_with_body("UpdateItem", body);
 //   auto record = decode_record(reply->at("Attributes"));
 #pragma once
 
@@ -42,8 +44,7 @@ inline constexpr std::string_view kAttentionIndex = "attention-index";
 // Claim: upsert conditioned on attribute_not_exists(pk) OR (state = IN_PROGRESS AND
 // payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); ADD fence 1; returns
 // ALL_NEW, and ALL_OLD when the condition fails.
-[[nodiscard]] nlohmann::json encode_claim(const TableSpec& table,
-                                          const idem::ClaimRequest& request);
+[[nodiscard]] std::string encode_claim(const TableSpec& table, const idem::ClaimRequest& request);
 
 // Final write (complete or fail), conditioned on state = IN_PROGRESS AND claimToken = :token.
 struct FinalWrite {
@@ -54,15 +55,15 @@ struct FinalWrite {
   std::string_view payload;         // kept only when the write sets `attention`
   Instant now{};
 };
-[[nodiscard]] nlohmann::json encode_final(const TableSpec& table, std::string_view key,
-                                          std::string_view token, const FinalWrite& write);
+[[nodiscard]] std::string encode_final(const TableSpec& table, std::string_view key,
+                                       std::string_view token, const FinalWrite& write);
 
 // Sets leaseUntil under the holder's condition: extend passes the new lease, release epoch 0.
-[[nodiscard]] nlohmann::json encode_set_lease(const TableSpec& table, std::string_view key,
-                                              std::string_view token, Instant lease_until);
+[[nodiscard]] std::string encode_set_lease(const TableSpec& table, std::string_view key,
+                                           std::string_view token, Instant lease_until);
 
 // Strongly consistent GetItem.
-[[nodiscard]] nlohmann::json encode_get(const TableSpec& table, std::string_view key);
+[[nodiscard]] std::string encode_get(const TableSpec& table, std::string_view key);
 
 // An item in DynamoDB's attribute-value JSON as a ClaimRecord; the error names what is wrong.
 [[nodiscard]] std::expected<idem::ClaimRecord, std::string> decode_record(

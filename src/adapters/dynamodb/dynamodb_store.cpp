@@ -40,7 +40,7 @@ std::expected<idem::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
   const auto body = encode_claim(table_, request);
   std::optional<Error> last_error;
   for (int round = 0; round < kClaimRounds; ++round) {
-    auto reply = client_.call("UpdateItem", body);
+    auto reply = client_.call_with_body("UpdateItem", body);
     if (reply) {
       const auto attributes = reply->find("Attributes");
       auto record = attributes == reply->end() ? decode_record(table_, nlohmann::json::object())
@@ -96,7 +96,7 @@ std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::fail(std::string_vi
 std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::finish(std::string_view key,
                                                                     std::string_view token,
                                                                     const FinalWrite& write) {
-  auto reply = client_.call("UpdateItem", encode_final(table_, key, token, write));
+  auto reply = client_.call_with_body("UpdateItem", encode_final(table_, key, token, write));
   if (reply) return WriteOutcome::Written;
   if (reply.error().code != kConditionFailed) return std::unexpected(reply.error());
   auto existing = refusing_record(reply.error(), key);
@@ -120,7 +120,8 @@ std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::release(std::string
 std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::set_lease(std::string_view key,
                                                                        std::string_view token,
                                                                        Instant lease_until) {
-  auto reply = client_.call("UpdateItem", encode_set_lease(table_, key, token, lease_until));
+  auto reply =
+      client_.call_with_body("UpdateItem", encode_set_lease(table_, key, token, lease_until));
   if (reply) return WriteOutcome::Written;
   if (reply.error().code == kConditionFailed) return WriteOutcome::Fenced;
   return std::unexpected(reply.error());
@@ -128,7 +129,7 @@ std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::set_lease(std::stri
 
 std::expected<std::optional<idem::ClaimRecord>, Error> DynamoDbIdempotencyStore::get(
     std::string_view key) {
-  auto reply = client_.call("GetItem", encode_get(table_, key));
+  auto reply = client_.call_with_body("GetItem", encode_get(table_, key));
   if (!reply) return std::unexpected(reply.error());
   auto item = reply->find("Item");
   if (item == reply->end() || item->empty()) return std::nullopt;

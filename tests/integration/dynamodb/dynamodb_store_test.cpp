@@ -118,8 +118,8 @@ TEST(DynamoDbProvisioning, IsSafeToRunTwice) {
 TEST(DynamoDbStore, ConditionalCheckFailureCarriesTheOldItem) {
   MotoStore moto;
   ASSERT_TRUE(moto.store.claim(request("A", t0)));
-  auto refused =
-      moto.wiring.client.call("UpdateItem", encode_claim({.name = kTable}, request("B", t0 + 1s)));
+  auto refused = moto.wiring.client.call_with_body(
+      "UpdateItem", encode_claim({.name = kTable}, request("B", t0 + 1s)));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "ConditionalCheckFailedException");
   EXPECT_EQ(refused.error().error_class, ErrorClass::Permanent);

@@ -4,6 +4,7 @@
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
 
 #include "idempotency/own_write.hpp"
 
@@ -27,7 +28,7 @@ idem::ClaimRequest request() {
 }
 
 TEST(DynamoDbCodec, ClaimIsAConditionalUpsertThatCountsTheFence) {
-  const json body = encode_claim(kTable, request());
+  const json body = json::parse(encode_claim(kTable, request()));
   EXPECT_EQ(body["TableName"], "idem");
   EXPECT_EQ(body["Key"], json::parse(R"({"pk":{"S":"CHG-1"}})"));
   EXPECT_EQ(body["ConditionExpression"],
@@ -50,11 +51,11 @@ TEST(DynamoDbCodec, ClaimIsAConditionalUpsertThatCountsTheFence) {
 }
 
 TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
-  const json body = encode_final(kTable, "CHG-1", "tok",
-                                 {.state = idem::ClaimState::Done,
-                                  .status = "DEBITED",
-                                  .result_ref = "DBT-1",
-                                  .now = t0 + 5s});
+  const json body = json::parse(encode_final(kTable, "CHG-1", "tok",
+                                             {.state = idem::ClaimState::Done,
+                                              .status = "DEBITED",
+                                              .result_ref = "DBT-1",
+                                              .now = t0 + 5s}));
   EXPECT_EQ(body["ConditionExpression"], "#state = :inprogress AND claimToken = :token");
   EXPECT_EQ(body["UpdateExpression"],
             "SET #state = :final, #status = :status, updatedAt = :now, completedAt = :now, "
@@ -67,11 +68,11 @@ TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
   EXPECT_EQ(body["ExpressionAttributeValues"][":exp"], json::parse(R"({"N":"1764547205"})"));
   EXPECT_EQ(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
 
-  const json failed = encode_final(kTable, "CHG-1", "tok",
-                                   {.state = idem::ClaimState::Failed,
-                                    .status = "FAILED_PERMANENT",
-                                    .failure_reason = "ACCOUNT_CLOSED",
-                                    .now = t0});
+  const json failed = json::parse(encode_final(kTable, "CHG-1", "tok",
+                                               {.state = idem::ClaimState::Failed,
+                                                .status = "FAILED_PERMANENT",
+                                                .failure_reason = "ACCOUNT_CLOSED",
+                                                .now = t0}));
   EXPECT_THAT(failed["UpdateExpression"].get<std::string>(),
               ::testing::EndsWith(", failureReason = :reason"));
   EXPECT_FALSE(failed["ExpressionAttributeNames"].contains("#result"));
@@ -79,12 +80,51 @@ TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
 }
 
 TEST(DynamoDbCodec, LeaseWritesAndReads) {
-  const json release = encode_set_lease(kTable, "CHG-1", "tok", Instant{});
+  const json release = json::parse(encode_set_lease(kTable, "CHG-1", "tok", Instant{}));
   EXPECT_EQ(release["UpdateExpression"], "SET leaseUntil = :lease");
   EXPECT_EQ(release["ExpressionAttributeValues"][":lease"], json::parse(R"({"N":"0"})"));
   EXPECT_EQ(
-      encode_get(kTable, "CHG-1"),
+      json::parse(encode_get(kTable, "CHG-1")),
       json::parse(R"({"TableName":"idem","Key":{"pk":{"S":"CHG-1"}},"ConsistentRead":true})"));
+}
+
+// The bodies are written as text, not dumped from a document: whatever the strings in them,
+// each is one JSON document and its values are the request's own.
+RC_GTEST_PROP(DynamoDbCodecProperty, BodiesCarryTheirValuesVerbatim, ()) {
+  const auto text = [] {
+    return *rc::gen::container<std::string>(rc::gen::inRange<char>(0x01, 0x7f));
+  };
+  const idem::ClaimRequest claim{.key = text(),
+                                 .payload_hash = text(),
+                                 .token = text(),
+                                 .owner = text(),
+                                 .now = t0,
+                                 .lease = 60s};
+  const TableSpec table{.name = text(), .result_attribute = text()};
+  const json body = json::parse(encode_claim(table, claim));
+  RC_ASSERT(body["TableName"] == table.name);
+  RC_ASSERT(body["Key"]["pk"]["S"] == claim.key);
+  const json& values = body["ExpressionAttributeValues"];
+  RC_ASSERT(values[":token"]["S"] == claim.token);
+  RC_ASSERT(values[":owner"]["S"] == claim.owner);
+  RC_ASSERT(values[":h"]["S"] == claim.payload_hash);
+
+  const std::string status = text(), reason = text(), ref = text(), payload = text();
+  const json final_write = json::parse(encode_final(table, claim.key, claim.token,
+                                                    {.state = idem::ClaimState::Failed,
+                                                     .status = status,
+                                                     .failure_reason = reason,
+                                                     .result_ref = ref,
+                                                     .payload = payload,
+                                                     .now = t0}));
+  const json& final_values = final_write["ExpressionAttributeValues"];
+  RC_ASSERT(final_values[":status"]["S"] == status);
+  RC_ASSERT(final_values.contains(":reason") == !reason.empty());
+  if (!reason.empty()) RC_ASSERT(final_values[":reason"]["S"] == reason);
+  if (!ref.empty())
+    RC_ASSERT(final_write["ExpressionAttributeNames"]["#result"] == table.result_attribute);
+  if (!payload.empty()) RC_ASSERT(final_values[":payload"]["S"] == payload);  // FAILED keeps it
+  RC_ASSERT(final_values[":token"]["S"] == claim.token);
 }
 
 const char* const kDoneItem = R"({
@@ -115,9 +155,9 @@ TEST(DynamoDbCodec, DecodesEveryAttribute) {
 
 TEST(DynamoDbCodec, TheResultAttributeIsTheTableSpecs) {
   const TableSpec generic{.name = "idem"};
-  const json body = encode_final(
+  const json body = json::parse(encode_final(
       generic, "CHG-1", "tok",
-      {.state = idem::ClaimState::Done, .status = "DONE_OK", .result_ref = "REF-1", .now = t0});
+      {.state = idem::ClaimState::Done, .status = "DONE_OK", .result_ref = "REF-1", .now = t0}));
   EXPECT_EQ(body["ExpressionAttributeNames"]["#result"], "resultRef");
   const auto record = decode_record(
       generic, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"resultRef":{"S":"REF-1"},)"

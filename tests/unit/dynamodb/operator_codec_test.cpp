@@ -80,9 +80,9 @@ TEST(OperatorCodec, OnlyFailuresAndListedStatusesSetTheAttentionAttributes) {
         std::tuple{idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED",
                    "DEBITED_NOTIFICATION_FAILED"},
         std::tuple{idem::ClaimState::Done, "DEBITED", ""}}) {
-    const json body = encode_final(
+    const json body = json::parse(encode_final(
         kTable, "CHG-1", "tok",
-        {.state = state, .status = status, .payload = "v1|CHG-1|A|T|1|INR|2026-11-30", .now = t0});
+        {.state = state, .status = status, .payload = "v1|CHG-1|A|T|1|INR|2026-11-30", .now = t0}));
     const std::string update = body["UpdateExpression"];
     EXPECT_EQ(attention_of(kTable, state, status), attention);
     if (std::string_view(attention).empty()) {
