@@ -14,7 +14,13 @@ ceiling is measured first so it is known not to be the bottleneck):
   duplicate  the same charges sent again (all duplicates of DONE records): requests and CPU
              per duplicate;
   idle       CPU and ReceiveMessage calls per minute with an empty queue, then SIGTERM to exit;
-  peak RSS   VmHWM of the consumer at the end.
+  peak RSS   VmHWM of the consumer at the end;
+  budget     CPU per message of every process (emulators, bank, client) over the fastest
+             ceiling run and the consumer's drain: where the shared cores went.
+The full report alternates two more consumer drains with two more ceiling runs, because the
+emulators keep warming up, and compares the fastest of each.
+On the fast stack the floor too (bench/dependency_floor.cpp): the resident memory of the
+consumer's libraries alone and the CPU of bare libcurl exchanges, per charge.
 On the fast stack only (the one that can see the consumer): start-to-ready on an empty queue,
 SIGTERM-to-exit while busy, scaling over WORKERS and consumer processes, memory at 10k charges
 (and 100k with --big), and instructions per charge from callgrind (two small runs under
@@ -30,6 +36,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -44,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from bench.consumer_throughput import cpu_seconds, depth
+    from bench.consumer_throughput import TICKS, cpu_seconds, depth
     from tools.local_stack import ProcessManager, json_event, line_matching, start_moto, wait_until
     from tools.local_stack.charge_recovery import Consumer, image_environment
     from tools.local_stack.emulators import start_dynalite, start_elasticmq
@@ -87,6 +94,42 @@ def memory_breakdown(pid: int, top: int = 8) -> dict[str, Any]:
             "topMiB": {n: v / 1024 for n, v in by_name.most_common(top)}}
 
 
+def group_cpu_seconds(pgid: int) -> float:
+    """utime+stime of every live process in process group `pgid`: a server together with the
+    runtime its launcher started (ElasticMQ's Python launcher and its JVM)."""
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone since the listing
+            continue
+        if int(fields[2]) == pgid:  # field 5 of stat, pgrp
+            total += int(fields[11]) + int(fields[12])
+    return total / TICKS
+
+
+class CpuBudget:
+    """CPU seconds that the stack's servers and one client (the ceiling's generator or the
+    consumers) spend over a measured stretch: with every process on the same two cores, this
+    says where the machine's time went and whether it was saturated."""
+
+    def __init__(self, st: "Stack") -> None:
+        self.st = st
+        self.t0 = time.monotonic()
+        self.before = {role: group_cpu_seconds(pgid) for role, pgid in st.servers.items()}
+
+    def per_message(self, client_cpu_seconds: float, messages: int) -> dict[str, Any]:
+        wall = time.monotonic() - self.t0
+        ms = {role: 1000 * (group_cpu_seconds(pgid) - self.before[role]) / messages for role, pgid in self.st.servers.items()}
+        ms["client"] = 1000 * client_cpu_seconds / messages
+        return {"cpuMsPerMessage": ms, "coresBusy": sum(ms.values()) * messages / 1000 / wall}
+
+
+def children_cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def requests_by_operation(consumers: list[Consumer]) -> Counter[str]:
     """ic_aws_requests_total summed over consumers and results, keyed by operation."""
     totals: Counter[str] = Counter()
@@ -109,6 +152,7 @@ class Stack:
     manager: ProcessManager
     env: dict[str, str]
     bank_url: str
+    servers: dict[str, int]  # role ("SQS elasticmq", "bank", ...) -> process group, for CpuBudget
 
     def cli(self, *args: str, env: dict[str, str] | None = None) -> str:
         result = subprocess.run([str(self.build / "src/app/charge-recovery"), *args], env={**os.environ, **(env or self.env)},
@@ -167,7 +211,10 @@ def stack(label: str, sqs_kind: str, dynamodb_kind: str, build: Path) -> Iterato
         env = {**servers[sqs_kind].env(), "AWS_ENDPOINT_URL_SQS": servers[sqs_kind].endpoint_url,
                "AWS_ENDPOINT_URL_DYNAMODB": servers[dynamodb_kind].endpoint_url}
         env.pop("AWS_ENDPOINT_URL")
-        yield Stack(label, build, manager, env, f"http://127.0.0.1:{bank.ready_info['port']}")
+        roles = {"SQS": sqs_kind} if sqs_kind == dynamodb_kind else {"SQS": sqs_kind, "DynamoDB": dynamodb_kind}
+        groups = {f"{role} {kind}": servers[kind].process.pid for role, kind in roles.items()}
+        groups["bank"] = bank.pid
+        yield Stack(label, build, manager, env, f"http://127.0.0.1:{bank.ready_info['port']}", groups)
     finally:
         manager.stop_all(grace=30)
 
@@ -185,19 +232,25 @@ def drain(st: Stack, env: dict[str, str], consumers: list[Consumer], debits: int
 # four times that. The smoke run measures only the middle one.
 CEILING_SIZES = [(2, 32), (4, 64), (8, 128)]
 SMOKE_CEILING_SIZES = [(4, 64)]
+# Consumer drains and 4×64 ceiling runs that alternate after the first consumer run (full report).
+FAIR_REPEATS = 2
 
 
 def ceiling(st: Stack, n: int, receivers: int, workers: int) -> dict[str, Any]:
     env = st.provision()
     st.send(env, n, 0.0, "CEIL")
+    budget, client0 = CpuBudget(st), children_cpu_seconds()
     out = subprocess.run([str(st.build / "bench/ic_bench_backend_ceiling"), "--queue-url", env["CHARGE_QUEUE_URL"],
                           "--table", env["IDEMPOTENCY_TABLE"], "--receivers", str(receivers), "--workers", str(workers),
                           "--messages", str(n)],
                          env={**os.environ, **env}, capture_output=True, text=True, timeout=1800)
     try:
-        return json.loads(out.stdout)  # with its error count: failed requests are part of the figure
+        run = json.loads(out.stdout)  # with its error count: failed requests are part of the figure
     except json.JSONDecodeError:
         raise RuntimeError(f"ceiling exited {out.returncode}: {out.stdout} {out.stderr[-2000:]}") from None
+    # Includes the generator's start-up and its warm-up receive: a slight overstatement.
+    run["cpu"] = budget.per_message(children_cpu_seconds() - client0, n)
+    return run
 
 
 def consumer_run(st: Stack, n: int, *, workers: int = 32, processes: int = 1, duplicates: bool = True,
@@ -210,14 +263,14 @@ def consumer_run(st: Stack, n: int, *, workers: int = 32, processes: int = 1, du
     st.send(env, n, 0.0, prefix)
     # Timed from the spawn: a consumer starts draining before its "started" line is seen, and
     # the ceiling's time includes its own connection set-up too.
-    spawned = time.monotonic()
+    spawned, budget = time.monotonic(), CpuBudget(st)
     consumers = [st.start_consumer(env, f"consumer-{i}", WORKERS=str(workers)) for i in range(processes)]
     r: dict[str, Any] = {"charges": n, "workers": workers, "processes": processes}
     drain(st, env, consumers, debits0 + n)
     seconds = time.monotonic() - spawned
     cpu = sum(cpu_seconds(c.pid) for c in consumers)
     fresh = requests_by_operation(consumers)
-    r.update(chargesPerSecond=n / seconds, cpuMsPerCharge=1000 * cpu / n,
+    r.update(chargesPerSecond=n / seconds, cpuMsPerCharge=1000 * cpu / n, cpu=budget.per_message(cpu, n),
              requestsPerCharge={op: v / n for op, v in sorted(fresh.items())})
     if duplicates:
         st.send(env, n, 0.0, prefix)
@@ -311,6 +364,30 @@ def bank_ceiling(st: Stack, seconds: float = 3.0, threads: int = 16) -> float:
     return sum(counts) / seconds
 
 
+# bench/dependency_floor.cpp's exchange shapes, about the consumer's: a signed DynamoDB request
+# (a ~1 KB body; content type, target, date, SDK and Authorization headers) and a bank call.
+FLOOR_SHAPES = {"aws": ("1000", "6", "450"), "bank": ("300", "3", "120")}
+
+
+def dependency_floor(st: Stack) -> dict[str, Any]:
+    """The floor under the consumer's figures: the resident memory of its libraries alone,
+    initialised (with the image's environment), and the CPU of bare blocking libcurl exchanges
+    against the fast bank, 32 threads (floor_lines scales them by the consumer's exchanges per
+    charge). Measured before anything else runs on the stack, so nothing competes with it."""
+    tool = str(st.build / "bench/ic_bench_dependency_floor")
+    env = {**os.environ, **image_environment()}
+    memory = json.loads(subprocess.run([tool, "memory"], env=env, capture_output=True, text=True, timeout=60, check=True).stdout)
+    shapes = {}
+    for name, (body, headers, header_bytes) in FLOOR_SHAPES.items():
+        out = subprocess.run([tool, "exchanges", "--url", st.bank_url + "/v1/notifications", "--threads", "32", "--requests", "2000",
+                              "--body-bytes", body, "--headers", headers, "--header-bytes", header_bytes],
+                             env=env, capture_output=True, text=True, timeout=300)
+        if out.returncode != 0:
+            raise RuntimeError(f"dependency_floor exchanges exited {out.returncode}: {out.stderr[-2000:]}")
+        shapes[name] = json.loads(out.stdout)
+    return {"memoryKiB": memory, "exchanges": shapes}
+
+
 def plots(results: dict[str, Any]) -> list[str]:
     import matplotlib
 
@@ -323,7 +400,7 @@ def plots(results: dict[str, Any]) -> list[str]:
         fig, ax = plt.subplots(figsize=(7, 3.5))
         xs = range(len(stacks))
         ax.bar([x - 0.2 for x in xs], [results["stacks"][s]["ceiling"]["messagesPerSecond"] for s in stacks], 0.4, label="backend ceiling")
-        ax.bar([x + 0.2 for x in xs], [results["stacks"][s]["consumer"]["chargesPerSecond"] for s in stacks], 0.4, label="consumer")
+        ax.bar([x + 0.2 for x in xs], [results["stacks"][s]["consumerBest"] for s in stacks], 0.4, label="consumer")
         ax.set_xticks(list(xs), stacks)
         ax.set_ylabel("charges/s")
         ax.legend()
@@ -382,6 +459,45 @@ def fmt_ops(ops: dict[str, float]) -> str:
     return ", ".join(f"{op} {v:.2f}" for op, v in ops.items()) or "-"
 
 
+def cpu_budget_lines(results: dict[str, Any]) -> list[str]:
+    """Where the cores went: CPU ms per message of each process, the fastest ceiling run beside
+    the consumer's fresh drain. The consumer does all the ceiling's requests plus two bank calls
+    per charge, and everything shares the same cores, so where they are busy the ratio of the
+    two rates cannot exceed the ratio of their CPU per message."""
+    rows = [(label, row) for label, row in results["stacks"].items() if "cpu" in row.get("consumer", {}) and "cpu" in row.get("ceiling", {})]
+    if not rows:
+        return []
+    lines = ["", f"CPU per message of every process ({os.cpu_count()} cores shared; \"cores busy\" is their sum over the run's wall time):", "",
+             "| stack | run | " + " | ".join(["servers (ms/message)", "client ms/message", "total ms/message", "cores busy"]) + " |",
+             "|---|---|---|---:|---:|---:|"]
+    for label, row in rows:
+        for name, cpu in (("ceiling", row["ceiling"]["cpu"]), ("consumer", row["consumer"]["cpu"])):
+            ms = cpu["cpuMsPerMessage"]
+            servers = ", ".join(f"{role} {v:.3f}" for role, v in ms.items() if role != "client")
+            lines.append(f"| {label} | {name} | {servers} | {ms['client']:.3f} | {sum(ms.values()):.3f} | {cpu['coresBusy']:.2f} |")
+    return lines
+
+
+def floor_lines(results: dict[str, Any]) -> list[str]:
+    floor = results.get("floor")
+    consumer = results["stacks"].get(FAST, {}).get("consumer")
+    if not floor or not consumer:
+        return []
+    mem, aws, bank = floor["memoryKiB"], floor["exchanges"]["aws"], floor["exchanges"]["bank"]
+    # The consumer's exchanges per fresh charge: its AWS requests and the two bank calls.
+    aws_requests = sum(consumer["requestsPerCharge"].values())
+    per_charge = (aws_requests * aws["cpuUsPerExchange"] + 2 * bank["cpuUsPerExchange"]) / 1000
+    return ["", "The floor under the consumer's figures (bench/dependency_floor.cpp, no consumer code):", "",
+            f"- resident memory of the consumer's shared libraries alone, initialised as its start-up initialises them, one thread: "
+            f"{mem['rssKiB'] / 1024:.1f} MiB (anonymous {mem['anonymousKiB'] / 1024:.1f} + file-backed {mem['fileKiB'] / 1024:.1f}); "
+            f"the consumer's peak: {consumer['peakRssMiB']:.1f} MiB",
+            f"- CPU per bare blocking libcurl exchange (32 threads, kept-alive, against the fast bank): "
+            f"{aws['cpuUsPerExchange']:.1f} µs AWS-sized ({aws['userUsPerExchange']:.1f} µs user, "
+            f"{aws['contextSwitchesPerExchange']:.2f} context switches), {bank['cpuUsPerExchange']:.1f} µs bank-sized; "
+            f"× {aws_requests + 2:.2f} exchanges per charge = {per_charge:.3f} ms per charge, "
+            f"against the consumer's {consumer['cpuMsPerCharge']:.3f} ms"]
+
+
 def markdown(results: dict[str, Any], images: list[str]) -> str:
     lines = [
         "# Consumer benchmark", "",
@@ -400,9 +516,9 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
         if "consumer" not in row:
             lines.append(f"| {label} | {row.get('error', 'not run')} |||||||||||")
             continue
-        c, ceil = row["consumer"], row["ceiling"]["messagesPerSecond"]
+        c, ceil, best = row["consumer"], row["ceiling"]["messagesPerSecond"], row["consumerBest"]
         lines.append(
-            f"| {label} | {ceil:.0f} | {c['chargesPerSecond']:.0f} | {c['chargesPerSecond'] / ceil:.2f} "
+            f"| {label} | {ceil:.0f} | {best:.0f} | {best / ceil:.2f} "
             f"| {c['cpuMsPerCharge']:.3f} | {c.get('cpuMsPerDuplicate', float('nan')):.3f} | {c['peakRssMiB']:.1f} "
             f"| {fmt_ops(c['requestsPerCharge'])} | {fmt_ops(c.get('requestsPerDuplicate', {}))} "
             f"| {c.get('idleCpuMsPerMinute', float('nan')):.0f} | {c.get('idleReceivesPerMinute', float('nan')):.1f} "
@@ -410,8 +526,11 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
     lines += [f"\n{label}: {row['error']}" for label, row in results["stacks"].items() if "error" in row and "consumer" in row]
     lines += ["", "Backend ceiling runs (receivers × workers: messages/s, errors):", ""]
     lines += [f"- {label}: " + ", ".join(ceiling_run_text(run) for run in row["ceilingRuns"]) + saturation(row["ceilingRuns"])
-              + (f"; after the consumer {ceiling_run_text(row['ceilingAfter'])}" if "ceilingAfter" in row else "")
+              + (f"; alternating with the consumer's drains: {', '.join(ceiling_run_text(run) for run in row['ceilingAfter'])}"
+                 f" (consumer drains: {', '.join(f'{rate:.0f}' for rate in row['consumerDrains'])} charges/s)"
+                 if row.get("ceilingAfter") else "")
               for label, row in results["stacks"].items() if "ceilingRuns" in row]
+    lines += cpu_budget_lines(results) + floor_lines(results)
     lines += ["", "Resident memory of the consumer when its drains are done (/proc/<pid>/smaps, MiB):", ""]
     lines += [f"- {label}: {memory_text(row['consumer']['memory'])}" for label, row in results["stacks"].items() if "consumer" in row]
     fast = results.get("fastOnly", {})
@@ -440,20 +559,30 @@ def measure_stack(args: argparse.Namespace, results: dict[str, Any], row: dict[s
     with stack(label, sqs_kind, dynamodb_kind, args.build_dir) as st:
         if "bankCeiling" not in results:
             results["bankCeiling"] = bank_ceiling(st)
+        if label == FAST:
+            results["floor"] = dependency_floor(st)
         # Warm-up (the JVM's JIT, dynalite's, connection pools): not reported. The emulators keep
-        # warming after it, so the full report measures the ceiling again after the consumer and
-        # the fastest run counts: an upper bound is what the consumer is divided by. (The smoke
-        # skips that run: CI has no time to spare.)
+        # warming after it, so the full report alternates further ceiling runs with consumer
+        # drains below and the fastest of each counts. (The smoke skips them: CI has no time to
+        # spare.)
         ceiling(st, min(n, 200 if args.smoke else 1000), *SMOKE_CEILING_SIZES[0])
         row["ceilingRuns"] = [ceiling(st, n, r, w) for r, w in (SMOKE_CEILING_SIZES if args.smoke else CEILING_SIZES)]
         row["consumer"] = consumer_run(st, n, idle_seconds=5 if args.smoke else 30)
+        drains = [row["consumer"]["chargesPerSecond"]]
         if not args.smoke:
-            row["ceilingAfter"] = ceiling(st, n, *SMOKE_CEILING_SIZES[0])
-        row["ceiling"] = max([*row["ceilingRuns"], *([row["ceilingAfter"]] if "ceilingAfter" in row else [])],
-                             key=lambda run: run["messagesPerSecond"])
+            # The emulators keep warming up run after run, so one consumer drain set against the
+            # fastest of four ceiling runs would favour the ceiling: the two alternate, equally
+            # often, and the fastest of each is compared.
+            row["ceilingAfter"] = []
+            for _ in range(FAIR_REPEATS):
+                drains.append(consumer_run(st, n, duplicates=False)["chargesPerSecond"])
+                row["ceilingAfter"].append(ceiling(st, n, *SMOKE_CEILING_SIZES[0]))
+        row["consumerDrains"] = drains
+        row["consumerBest"] = max(drains)
+        row["ceiling"] = max([*row["ceilingRuns"], *row.get("ceilingAfter", [])], key=lambda run: run["messagesPerSecond"])
         print(json.dumps(row), flush=True)
-        print(f"{label}: consumer {row['consumer']['chargesPerSecond']:.0f} charges/s = "
-              f"{row['consumer']['chargesPerSecond'] / row['ceiling']['messagesPerSecond']:.2f} of the ceiling "
+        print(f"{label}: consumer {row['consumerBest']:.0f} charges/s = "
+              f"{row['consumerBest'] / row['ceiling']['messagesPerSecond']:.2f} of the ceiling "
               f"({row['ceiling']['messagesPerSecond']:.0f} msg/s)", flush=True)
         if label != FAST:
             return

@@ -2,9 +2,10 @@
 # Runs every microbenchmark of the release build; figures, not assertions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The load generator and the bank of bench/report.py live there too: not microbenchmarks.
+# The load generator, the bank and the dependency floor of bench/report.py live there too: not
+# microbenchmarks.
 mapfile -t benches < <(find build/release/bench -maxdepth 1 -type f -executable \
-  ! -name ic_bench_backend_ceiling ! -name ic_bench_fast_bank | sort)
+  ! -name ic_bench_backend_ceiling ! -name ic_bench_fast_bank ! -name ic_bench_dependency_floor | sort)
 if ((${#benches[@]} == 0)); then
   echo "no benchmarks built in build/release/bench" >&2
   exit 1
