@@ -9,9 +9,10 @@ packages=(build-essential cmake ninja-build pkg-config clang-format clang-16 cla
   libcurl4-openssl-dev libssl-dev nlohmann-json3-dev libfmt-dev libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev spin python3-venv
   libexpat1-dev openjdk-17-jre-headless maven nodejs valgrind gdb
-  faketime libclang-rt-16-dev)
+  faketime libclang-rt-16-dev libmicrohttpd-dev)
 # Debian's nodejs comes without npm; other builds of nodejs (e.g. NodeSource's) carry their own.
 command -v npm >/dev/null || packages+=(npm)
+# make bench: the bench's bank serves over libmicrohttpd (libmicrohttpd-dev, in the list above).
 # make deploy-check: promtool (prometheus) and systemd-analyze (systemd).
 packages+=(prometheus systemd)
 missing=()
