@@ -68,10 +68,9 @@ int memory_floor() {
   if (parser == nullptr) return 2;
   XML_ParserFree(parser);
   const httplib::Server server;  // constructed, as the admin server's is; never listens
-  const std::string line = fmt::format("{}", digest[0]);
   std::cout << resident_memory().dump() << std::endl;
   EVP_MD_free(md);
-  return line.empty() ? 2 : 0;
+  return 0;
 }
 
 struct ExchangeOptions {

@@ -21,7 +21,6 @@
 
 #include <CLI/CLI.hpp>
 #include <csignal>
-#include <cstring>
 #include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
