@@ -50,10 +50,11 @@ tsan-test: deps
 
 sanitize-test: asan-test tsan-test
 
-# clang-16 with -Wthread-safety -Wconversion over every target (bench and integration tests
-# included), its unit tests under ASan + UBSan (so it does all that asan-test does), then
-# clang-tidy over src/ (about 2 min on two idle cores; TIDY_FILES='(src|tests|bench)/' checks the
-# whole tree in about 5). CI runs clang-check and tsan-test, which together are sanitize-test.
+# clang-16 with -Wthread-safety -Wconversion over src/, the unit tests and the fuzz targets (the
+# integration tests and the bench are compiled by dev and release, and not compiled twice), its
+# unit tests under ASan + UBSan (so it does all that asan-test does), then clang-tidy over src/
+# (about 2 min on two idle cores; TIDY_FILES='(src|tests)/' checks the tests too). CI runs
+# clang-check and tsan-test, which together are sanitize-test.
 TIDY_FILES ?= src/
 clang-check: deps
 	cmake --preset clang >/dev/null
