@@ -129,8 +129,11 @@ json encode_receive(std::string_view queue_url, int max_messages, std::chrono::s
   return {{"QueueUrl", queue_url},
           {"MaxNumberOfMessages", max_messages},
           {"WaitTimeSeconds", wait.count()},
-          // AttributeNames is deprecated but is what older endpoints and emulators read.
-          {"AttributeNames", system_attributes},
+          // AttributeNames is deprecated but is what older endpoints and emulators read. Its
+          // members are queue attribute names (botocore's QueueAttributeName enum): the
+          // message's ApproximateReceiveCount is not one, "All" is, and asks for every
+          // message system attribute on the endpoints that read only this field.
+          {"AttributeNames", json::array({"All"})},
           {"MessageSystemAttributeNames", system_attributes},
           {"MessageAttributeNames", json::array({"All"})}};
 }
