@@ -26,11 +26,14 @@ constexpr std::array<std::string_view, 14> kThrottlingCodes = {
     "EC2ThrottledException",
 };
 
-constexpr std::array<std::string_view, 4> kTransientCodes = {
+constexpr std::array<std::string_view, 5> kTransientCodes = {
     "RequestTimeout",
     "RequestTimeoutException",
     "PriorRequestNotComplete",
     "InternalError",
+    // DynamoDB global tables: a concurrent write in another Region; botocore models it on
+    // UpdateItem as retryable (not throttling).
+    "ReplicatedWriteConflictException",
 };
 
 template <std::size_t N>

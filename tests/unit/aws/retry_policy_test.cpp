@@ -98,8 +98,8 @@ TEST(RetryPolicy, RecognisesTheStandardThrottlingAndTransientCodes) {
         "EC2ThrottledException"}) {
     EXPECT_TRUE(is_throttling_code(code)) << code;
   }
-  for (auto code :
-       {"RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete", "InternalError"}) {
+  for (auto code : {"RequestTimeout", "RequestTimeoutException", "PriorRequestNotComplete",
+                    "InternalError", "ReplicatedWriteConflictException"}) {
     EXPECT_TRUE(is_transient_code(code)) << code;
   }
   EXPECT_FALSE(is_throttling_code("ValidationException"));
