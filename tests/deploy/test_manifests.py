@@ -116,6 +116,12 @@ def test_objects_refer_to_each_other_by_the_right_names() -> None:
     assert scaled["minReplicaCount"] - the("PodDisruptionBudget")["spec"]["maxUnavailable"] >= 1
 
 
+def test_the_replica_count_is_left_to_keda() -> None:
+    # `kubectl apply -f deploy/k8s` must not scale a Deployment that KEDA scaled out back down.
+    assert "replicas" not in the("Deployment")["spec"]
+    assert the("ScaledObject")["spec"]["minReplicaCount"] >= 2
+
+
 def test_pod_runs_as_the_image_user_without_privileges() -> None:
     image_user = re.search(r"^USER (\d+):(\d+)$", (DEPLOY / "Containerfile").read_text(), re.MULTILINE)
     assert image_user, "the Containerfile must set a numeric USER"
