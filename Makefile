@@ -3,17 +3,22 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 VENV_PY := .venv/bin/python
 
-.PHONY: demo deps build test unit-test system-test asan-test tsan-test sanitize-test clang-check \
+.PHONY: demo deps configure build test unit-test system-test asan-test tsan-test sanitize-test clang-check \
         model-check bench chaos format format-check clean release-build bench-smoke
 
 deps:
 	@scripts/install-deps.sh
 
-build: deps
+configure: deps
 	cmake --preset dev >/dev/null
+
+build: configure
 	cmake --build --preset dev -j $(JOBS)
 
-demo: build
+# Builds only what scripts/demo.py runs (the charge-recovery binary; moto and the fake bank are
+# Python), not the tests.
+demo: configure
+	cmake --build --preset dev -j $(JOBS) --target charge-recovery
 	$(VENV_PY) -m scripts.demo
 
 unit-test: build

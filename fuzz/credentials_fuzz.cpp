@@ -92,7 +92,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
     default: {
       // The chain caches what the container answered and re-checks it against the clock.
       auto transport = ic::fuzz::scripted(input);
-      const ic::fuzz::FixedClock clock;
+      const ic::testing::ManualClock clock{ic::fuzz::kFuzzNow};
       const auto chain = ic::aws::make_default_credentials_chain(
           lookup({{"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/x"},
                   {"AWS_EC2_METADATA_DISABLED", "true"}}),

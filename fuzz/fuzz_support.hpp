@@ -20,6 +20,7 @@
 
 #include "core/time.hpp"
 #include "http/http_transport.hpp"
+#include "testing/clocks.hpp"
 #include "testing/scripted_transport.hpp"
 
 int fuzz_one(const std::uint8_t* data, std::size_t size);
@@ -48,13 +49,9 @@ using Reply = testing::ScriptedTransport::Step;
   return testing::ScriptedTransport(parse_replies(script));
 }
 
-// A clock that always reads the same instant, so signing needs no real time.
-class FixedClock final : public Clock {
- public:
-  [[nodiscard]] Instant now() const override {
-    return Instant{std::chrono::sys_days{std::chrono::November / 30 / 2026}};
-  }
-};
+// What the targets' clocks (testing::ManualClock, never moved) read, so signing needs no real
+// time.
+inline constexpr Instant kFuzzNow{std::chrono::sys_days{std::chrono::November / 30 / 2026}};
 
 // Code points of UTF-8 text (continuation bytes not counted).
 [[nodiscard]] inline std::size_t code_points(std::string_view text) {

@@ -36,7 +36,7 @@ try:
         wait_until,
     )
     from tools.local_stack.paths import REPO_ROOT
-except ModuleNotFoundError as e:  # run by path: sys.path[0] is scripts/, not the root
+except ModuleNotFoundError as e:  # run by path: Python imports from scripts/, not the root
     if e.name != "tools":
         raise
     raise SystemExit("demo: run it from the repository root as `.venv/bin/python -m scripts.demo`") from e

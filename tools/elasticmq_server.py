@@ -1,7 +1,9 @@
 """Launcher for ElasticMQ (an SQS server speaking AWS's JSON protocol) on a free port.
 
-    .venv/bin/python tools/elasticmq_server.py [--port-file F] [--jars DIR]
+    .venv/bin/python -m tools.elasticmq_server [--port-file F] [--jars DIR]
                                                [--log-level debug|info|warning|error]
+
+A module of the `tools` package, run from the repository root (or with it on PYTHONPATH).
 
 Runs `java -cp 'DIR/*' org.elasticmq.server.Main` (DIR: --jars, else $IC_ELASTICMQ_DIR, else
 build/elasticmq, which scripts/install-deps.sh fills from tools/elasticmq/pom.xml) with a
@@ -29,10 +31,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-if not __package__:  # run as a script: make the `tools` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tools.common import LEVELS, JsonLogger, StopSignal, announce_listening  # noqa: E402
+from tools.common import LEVELS, JsonLogger, StopSignal, announce_listening
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 MAIN_CLASS = "org.elasticmq.server.Main"
@@ -78,7 +77,7 @@ def _pump(stream, sink, found: dict[str, int], bound: threading.Event) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="tools/elasticmq_server.py", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.elasticmq_server", description=__doc__.split("\n\n")[0])
     parser.add_argument("--port-file", help="also write the bound port to this file")
     parser.add_argument("--jars", type=Path, default=None, help="folder of ElasticMQ's jars")
     parser.add_argument("--log-level", default="info", choices=sorted(LEVELS, key=LEVELS.__getitem__))

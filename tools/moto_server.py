@@ -1,9 +1,10 @@
 """Launcher for moto server (SQS + DynamoDB emulator) that makes DynamoDB atomic.
 
-    .venv/bin/python tools/moto_server.py [--port 0] [--port-file F] [--no-dynamodb-lock]
+    .venv/bin/python -m tools.moto_server [--port 0] [--port-file F] [--no-dynamodb-lock]
                                           [--no-sqs-lock] [--enforce-iam-gaps]
                                           [--log-level debug|info|warning|error]
-    (or: .venv/bin/python -m tools.moto_server ...)
+
+A module of the `tools` package, run from the repository root (or with it on PYTHONPATH).
 
 Why not plain `moto_server`: moto serves each request on its own thread and its DynamoDB
 backend takes no per-item lock, so two concurrent conditional writes on one key can both
@@ -51,13 +52,9 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
-if not __package__:  # run as a script: make the `tools` package importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from tools.common import LEVELS, JsonLogger, StopSignal, announce_listening, log_server_error  # noqa: E402
+from tools.common import LEVELS, JsonLogger, StopSignal, announce_listening, log_server_error
 
 WsgiApp = Callable[[dict[str, Any], Callable[..., Any]], Iterable[bytes]]
 
@@ -285,7 +282,7 @@ def enforce_iam_gaps() -> None:
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="tools/moto_server.py", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.moto_server", description=__doc__.split("\n\n")[0])
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=0, help="port to bind; 0 (default) picks a free one")
     parser.add_argument("--port-file", help="also write the bound port to this file")

@@ -32,11 +32,4 @@ class LeaseHeartbeat {
   virtual void stop() = 0;
 };
 
-// For callers that run effects shorter than half a lease (tests, batch tools).
-class NoHeartbeat final : public LeaseHeartbeat {
- public:
-  void start(std::function<ClaimExtension()>, Millis) override {}
-  void stop() override {}
-};
-
 }  // namespace ic::consumer

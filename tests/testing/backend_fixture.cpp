@@ -28,11 +28,13 @@ class MotoBackend final : public TestBackend {
 // An emulator without a reset endpoint: reset() lists what exists and deletes each one.
 class ChildBackend : public TestBackend {
  public:
-  ChildBackend(std::string kind, std::vector<std::string> argv, aws::JsonServiceConfig service)
+  ChildBackend(std::string kind, std::vector<std::string> argv,
+               const std::vector<std::pair<std::string, std::string>>& env,
+               aws::JsonServiceConfig service)
       : kind_(std::move(kind)),
         log_(fmt::format("{}/{}-{}.log", std::filesystem::temp_directory_path().string(), kind_,
                          ::getpid())),
-        child_(kind_, std::move(argv), {}, log_),
+        child_(kind_, std::move(argv), env, log_),
         endpoint_(fmt::format("http://127.0.0.1:{}", child_.port())),
         wiring_(endpoint_) {
     service.endpoint = endpoint_;
@@ -63,11 +65,10 @@ class ChildBackend : public TestBackend {
 class ElasticMqBackend final : public ChildBackend {
  public:
   ElasticMqBackend()
-      : ChildBackend(
-            "elasticmq",
-            {std::string(IC_SOURCE_DIR) + "/.venv/bin/python",
-             std::string(IC_SOURCE_DIR) + "/tools/elasticmq_server.py", "--log-level=warning"},
-            {.service = "sqs", .signing_name = "sqs", .target_prefix = "AmazonSQS"}) {}
+      : ChildBackend("elasticmq",
+                     python_module_argv("tools.elasticmq_server", {"--log-level=warning"}),
+                     python_module_env(),
+                     {.service = "sqs", .signing_name = "sqs", .target_prefix = "AmazonSQS"}) {}
   bool reset() const override {
     auto queues = client().call("ListQueues", nlohmann::json::object());
     if (!queues) return false;
@@ -83,7 +84,7 @@ class DynaliteBackend final : public ChildBackend {
   DynaliteBackend()
       : ChildBackend(
             "dynalite",
-            {"/usr/bin/env", "node", std::string(IC_SOURCE_DIR) + "/tools/dynalite/server.js"},
+            {"/usr/bin/env", "node", std::string(IC_SOURCE_DIR) + "/tools/dynalite/server.js"}, {},
             {.service = "dynamodb",
              .signing_name = "dynamodb",
              .target_prefix = "DynamoDB_20120810"}) {}

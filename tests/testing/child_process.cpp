@@ -98,4 +98,18 @@ ListeningChild::~ListeningChild() {
   stop(pid_);
 }
 
+std::vector<std::string> python_module_argv(const std::string& module,
+                                            std::vector<std::string> args) {
+  std::vector<std::string> argv{std::string(IC_SOURCE_DIR) + "/.venv/bin/python", "-m", module};
+  argv.insert(argv.end(), std::make_move_iterator(args.begin()),
+              std::make_move_iterator(args.end()));
+  return argv;
+}
+
+std::vector<std::pair<std::string, std::string>> python_module_env(
+    std::vector<std::pair<std::string, std::string>> extra) {
+  extra.emplace_back("PYTHONPATH", IC_SOURCE_DIR);
+  return extra;
+}
+
 }  // namespace ic::testing

@@ -3,7 +3,8 @@
 // tools bind port 0 and announce the port they got), stopped with SIGTERM and, after a
 // deadline, SIGKILL. Shared by the fake-bank and moto fixtures.
 //
-//   ListeningChild child("moto", {python, script, "--log-level=warning"}, {}, log_path);
+//   ListeningChild child("moto", python_module_argv("tools.moto_server", {"--log-level=warning"}),
+//                        python_module_env(), log_path);
 //   fmt::format("http://127.0.0.1:{}", child.port());
 #pragma once
 
@@ -33,5 +34,14 @@ class ListeningChild {
   pid_t pid_ = 0;
   int port_ = 0;
 };
+
+// The repository's Python tools run as modules of its `tools` package (`python -m
+// tools.moto_server`), never by path: the argv that runs `module` with the venv's interpreter,
+// and `extra` plus the PYTHONPATH (the repository root) under which the package imports,
+// whatever ctest's working directory.
+[[nodiscard]] std::vector<std::string> python_module_argv(const std::string& module,
+                                                          std::vector<std::string> args);
+[[nodiscard]] std::vector<std::pair<std::string, std::string>> python_module_env(
+    std::vector<std::pair<std::string, std::string>> extra = {});
 
 }  // namespace ic::testing

@@ -8,19 +8,15 @@
 namespace ic::testing {
 
 std::unique_ptr<FakeBankProcess> FakeBankProcess::start() {
-  const std::string root = IC_SOURCE_DIR;
-  const std::string python = root + "/.venv/bin/python";
   const std::string log = (std::filesystem::temp_directory_path() /
                            ("fake-bank-" + std::to_string(::getpid()) + ".log"))
                               .string();
-  return std::unique_ptr<FakeBankProcess>(new FakeBankProcess(python, root, log));
+  return std::unique_ptr<FakeBankProcess>(new FakeBankProcess(log));
 }
 
-// `-m tools.fake_bank` resolves from the repository root, whatever ctest's working directory.
-FakeBankProcess::FakeBankProcess(const std::string& python, const std::string& root,
-                                 const std::string& log)
-    : child_("fake bank", {python, "-m", "tools.fake_bank", "--port", "0", "--seed", "7"},
-             {{"PYTHONPATH", root}}, log) {}
+FakeBankProcess::FakeBankProcess(const std::string& log)
+    : child_("fake bank", python_module_argv("tools.fake_bank", {"--port", "0", "--seed", "7"}),
+             python_module_env(), log) {}
 
 std::string FakeBankProcess::base_url() const {
   return "http://127.0.0.1:" + std::to_string(child_.port());

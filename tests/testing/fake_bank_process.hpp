@@ -29,7 +29,7 @@ class FakeBankProcess {
   [[nodiscard]] std::optional<nlohmann::json> ledger() const;
 
  private:
-  FakeBankProcess(const std::string& python, const std::string& root, const std::string& log);
+  explicit FakeBankProcess(const std::string& log);
   ListeningChild child_;
 };
 

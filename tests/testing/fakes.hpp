@@ -1,5 +1,6 @@
-// Plain in-memory fakes of the domain's ports, shared by the unit, concurrency, property and
-// model-regression tests. Each is thread-safe because the concurrency tests share them.
+// Plain in-memory fakes of the domain's ports and the lease heartbeat (ic_testing_ports), shared
+// by the unit, concurrency, property and model-regression tests. Each is thread-safe because the
+// concurrency tests share them.
 #pragma once
 
 #include <atomic>
@@ -13,21 +14,11 @@
 #include "core/time.hpp"
 #include "domain/charge.hpp"
 #include "domain/ports.hpp"
+#include "testing/clocks.hpp"
 
 namespace ic::testing {
 
 using namespace std::chrono_literals;
-
-class ManualClock final : public Clock {
- public:
-  explicit ManualClock(Instant start = Instant{Millis{1'764'460'800'000}})
-      : now_ms_(start.time_since_epoch().count()) {}
-  Instant now() const override { return Instant{Millis{now_ms_.load()}}; }
-  void advance(Millis by) { now_ms_ += by.count(); }
-
- private:
-  std::atomic<std::int64_t> now_ms_;
-};
 
 class SequentialTokens final : public charge::TokenSource {
  public:
@@ -107,6 +98,13 @@ class FakeNotifier final : public charge::NotificationPort {
   mutable Mutex mutex_;
   bool failing_ GUARDED_BY(mutex_) = false;
   std::vector<std::string> keys_ GUARDED_BY(mutex_);
+};
+
+// For handlers whose effects are shorter than half a lease.
+class NoHeartbeat final : public consumer::LeaseHeartbeat {
+ public:
+  void start(std::function<consumer::ClaimExtension()>, Millis) override {}
+  void stop() override {}
 };
 
 // Records the heartbeat calls and lets a test fire the extension by hand.

@@ -17,10 +17,8 @@ std::unique_ptr<MotoServer> MotoServer::start(
 }
 
 MotoServer::MotoServer(const std::vector<std::pair<std::string, std::string>>& env, std::string log)
-    : child_("moto",
-             {std::string(IC_SOURCE_DIR) + "/.venv/bin/python",
-              std::string(IC_SOURCE_DIR) + "/tools/moto_server.py", "--log-level=warning"},
-             env, log),
+    : child_("moto", python_module_argv("tools.moto_server", {"--log-level=warning"}),
+             python_module_env(env), log),
       endpoint_(fmt::format("http://127.0.0.1:{}", child_.port())),
       log_(std::move(log)) {}
 

@@ -6,10 +6,10 @@
 #include <atomic>
 #include <variant>
 
-#include "adapters/memory/in_memory_store.hpp"
 #include "application/charge_recovery_service.hpp"
 #include "testing/fakes.hpp"
 #include "testing/fault_injecting_store.hpp"
+#include "testing/in_memory_store.hpp"
 
 namespace ic::testing {
 

@@ -20,7 +20,7 @@ T = TypeVar("T")
 
 from tools.local_stack import ProcessManager, binary, start_fake_bank, start_moto, wait_until
 from tools.local_stack.charge_recovery import Consumer, _started, parse_assignments, provision_args, run_cli
-from tools.local_stack.moto import MotoServer
+from tools.local_stack.moto import MOTO_LAUNCHER, MotoServer
 from tools.local_stack.paths import PYTHON
 from tools.local_stack.processes import ManagedProcess, json_event
 
@@ -195,7 +195,7 @@ class ChaosStack:
         gone. The table is provisioned again (the queues, on the other moto, are untouched)."""
         os.killpg(self.ddb_moto.process.pid, signal.SIGKILL)
         self.manager.stop(self.ddb_moto.process)
-        argv = [PYTHON, str(Path(__file__).resolve().parents[1] / "moto_server.py"), "--port", str(self.ddb_port)]
+        argv = [PYTHON, "-m", MOTO_LAUNCHER, "--port", str(self.ddb_port)]
         deadline = time.monotonic() + 30
         while True:  # the port can take a moment to be free again
             try:

@@ -6,7 +6,7 @@ It is one package, not helpers inside tests/, because three kinds of callers sta
 stack: the system tests (through the pytest plugin, tools/local_stack/pytest_plugin.py), the
 demo (`python -m scripts.demo`) and the throughput benchmark (`python -m
 bench.consumer_throughput`). All of them run from the repository root, which makes `tools`
-importable without touching sys.path.
+importable with no import-path edits.
 
 Modules: paths (repository, interpreter, build directory), processes (ProcessManager,
 readiness waits, wait_until), http_json (stdlib JSON requests), moto (MotoServer,

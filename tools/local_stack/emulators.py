@@ -1,4 +1,4 @@
-"""Handles for the emulators beside moto: ElasticMQ (SQS, tools/elasticmq_server.py, jars in
+"""Handles for the emulators beside moto: ElasticMQ (SQS, tools.elasticmq_server, jars in
 build/elasticmq) and dynalite (DynamoDB, tools/dynalite/server.js), both installed by
 scripts/install-deps.sh. Each starts on a free port and is ready once it printed its
 "listening" line (ElasticMQ's launcher prints it only after ListQueues answers)."""
@@ -11,7 +11,7 @@ from tools.local_stack.aws_endpoint import DEFAULT_REGION, AwsEndpoint
 from tools.local_stack.paths import PYTHON, REPO_ROOT
 from tools.local_stack.processes import ManagedProcess, ProcessManager, json_event
 
-ELASTICMQ_LAUNCHER = REPO_ROOT / "tools" / "elasticmq_server.py"
+ELASTICMQ_LAUNCHER = "tools.elasticmq_server"  # a module, run from the repository root
 DYNALITE_SERVER = REPO_ROOT / "tools" / "dynalite" / "server.js"
 
 
@@ -26,7 +26,7 @@ class Emulator(AwsEndpoint):
 
 
 def start_elasticmq(manager: ProcessManager, name: str = "elasticmq") -> Emulator:
-    proc = manager.start(name, [PYTHON, str(ELASTICMQ_LAUNCHER), "--log-level=warning"], ready=json_event("listening"), timeout=90.0)
+    proc = manager.start(name, [PYTHON, "-m", ELASTICMQ_LAUNCHER, "--log-level=warning"], ready=json_event("listening"), timeout=90.0)
     return Emulator("elasticmq", proc, f"http://127.0.0.1:{proc.ready_info['port']}")
 
 

@@ -1,9 +1,10 @@
-"""Handle for a moto server (SQS + DynamoDB emulator) started through tools/moto_server.py,
+"""Handle for a moto server (SQS + DynamoDB emulator) started through tools.moto_server,
 the launcher that serialises DynamoDB requests: boto3 clients for it, its reset endpoint,
 and the environment a child process (the consumer, `charge-recovery provision`) needs to
 talk to it.
 
-The launcher is started by path, as the C++ tests start it, so there is one way to run it.
+The launcher runs as a module (`python -m tools.moto_server`, from the repository root), as the
+C++ tests start it, so there is one way to run it.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from dataclasses import dataclass
 
 from tools.local_stack.aws_endpoint import DEFAULT_REGION, AwsEndpoint
 from tools.local_stack.http_json import http_request
-from tools.local_stack.paths import PYTHON, REPO_ROOT
+from tools.local_stack.paths import PYTHON
 from tools.local_stack.processes import ManagedProcess, ProcessManager, json_event
 
-MOTO_LAUNCHER = REPO_ROOT / "tools" / "moto_server.py"
+MOTO_LAUNCHER = "tools.moto_server"  # a module, run from the repository root
 
 
 @dataclass
@@ -51,7 +52,7 @@ def start_moto(
     only); `sqs_lock=False` passes --no-sqs-lock likewise. `enforce_iam_gaps=True` passes --enforce-iam-gaps, which only matters once `env`
     turns authentication on with INITIAL_NO_AUTH_ACTION_COUNT (see tools/moto_server.py).
     """
-    argv = [PYTHON, str(MOTO_LAUNCHER), "--port", "0"]
+    argv = [PYTHON, "-m", MOTO_LAUNCHER, "--port", "0"]
     if not dynamodb_lock:
         argv.append("--no-dynamodb-lock")
     if not sqs_lock:

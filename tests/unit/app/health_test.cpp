@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "testing/fakes.hpp"
+#include "testing/clocks.hpp"
 
 namespace ic::app {
 namespace {

@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "app/build_info.hpp"
+#include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
 
 namespace ic::app {

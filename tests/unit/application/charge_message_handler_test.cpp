@@ -5,11 +5,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "adapters/memory/in_memory_store.hpp"
 #include "application/payload_hash.hpp"
 #include "core/sha256.hpp"
 #include "domain/charge_status.hpp"
+#include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
+#include "testing/in_memory_store.hpp"
 
 namespace ic::application {
 namespace {
@@ -23,7 +24,7 @@ class HandlerTest : public ::testing::Test {
   testing::FakeBank bank;
   testing::FakeNotifier notifier;
   application::ChargeObserver observer;
-  consumer::NoHeartbeat heartbeat;
+  testing::NoHeartbeat heartbeat;
   memory::InMemoryIdempotencyStore store{std::chrono::hours(1)};
   application::ChargeRecoveryService service{
       store, bank, notifier, clock, tokens, observer, {.lease = 30s, .owner = "w"}};

@@ -4,11 +4,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "adapters/memory/in_memory_store.hpp"
 #include "application/charge_event_decoder.hpp"
 #include "application/charge_message_handler.hpp"
 #include "domain/charge_status.hpp"
+#include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
+#include "testing/in_memory_store.hpp"
 
 namespace ic::application {
 namespace {
@@ -54,7 +55,7 @@ TEST(InvalidMessage, TheDeadLetterCarriesTheChargeIdWhenItParsed) {
   testing::FakeBank bank;
   testing::FakeNotifier notifier;
   ChargeObserver observer;
-  consumer::NoHeartbeat heartbeat;
+  testing::NoHeartbeat heartbeat;
   memory::InMemoryIdempotencyStore store{std::chrono::hours(1)};
   ChargeRecoveryService service{store, bank, notifier, clock, tokens, observer, {.lease = 30s}};
   const ChargeMessageHandler handler{service};

@@ -10,6 +10,7 @@
 #include <map>
 
 #include "application/payload_hash.hpp"
+#include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
 
 namespace ic::application {

@@ -20,7 +20,7 @@ TEST_F(ServiceConcurrency, FiftyThreadsDeliveringOneChargeDebitOnce) {
   std::vector<std::jthread> workers;
   for (int i = 0; i < kThreads; ++i) {
     workers.emplace_back([&] {
-      consumer::NoHeartbeat no_heartbeat;
+      NoHeartbeat no_heartbeat;
       start.arrive_and_wait();
       const consumer::Disposition d =
           service.handle({.charge = charge, .payload_hash = "hash-1"}, no_heartbeat);
@@ -42,7 +42,7 @@ TEST_F(ServiceConcurrency, ThousandChargesTimesFourCopiesOnSixteenThreadsDebitEa
   std::vector<std::jthread> workers;
   for (int t = 0; t < kThreads; ++t) {
     workers.emplace_back([&] {
-      consumer::NoHeartbeat no_heartbeat;
+      NoHeartbeat no_heartbeat;
       // Copies of one charge are adjacent, so several threads race on the same key.
       for (int i = next++; i < kCharges * kCopies; i = next++) {
         const charge::Charge& c = charges[static_cast<std::size_t>(i / kCopies)];

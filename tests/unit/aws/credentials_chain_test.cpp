@@ -9,6 +9,7 @@
 #include "core/thread_annotations.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/aws_env.hpp"
+#include "testing/clocks.hpp"
 #include "testing/fake_imds.hpp"
 
 namespace ic::aws {
@@ -23,17 +24,7 @@ using testing::lookup;
 using testing::ScratchDir;
 using TimePoint = std::chrono::system_clock::time_point;
 
-const TimePoint kStart = std::chrono::sys_days{std::chrono::year{2026} / 11 / 30};
-
-// Reads the time point a test moves.
-class TestClock final : public Clock {
- public:
-  explicit TestClock(const TimePoint& now) : now_(now) {}
-  Instant now() const override { return std::chrono::floor<Millis>(now_); }
-
- private:
-  const TimePoint& now_;
-};
+const Instant kStart = std::chrono::sys_days{std::chrono::year{2026} / 11 / 30};
 
 // Answers with whatever `next` holds, counting calls.
 class ScriptedProvider final : public CredentialsProvider {
@@ -83,8 +74,7 @@ class ChainTest : public ::testing::Test {
   }
   CredentialsChain build() { return CredentialsChain(std::move(providers), clock); }
 
-  TimePoint now = kStart;
-  TestClock clock{now};
+  testing::ManualClock clock{kStart};
   std::vector<NamedProvider> providers;
 };
 
@@ -102,7 +92,7 @@ TEST_F(ChainTest, FirstProviderThatAnswersWinsAndIsRemembered) {
 
   // Later the first provider could answer, but the chain sticks with the one that did.
   first->set(creds("FIRST"));
-  now = kStart + 56min;  // past the refresh point
+  clock.set(kStart + 56min);  // past the refresh point
   second->set(creds("SECOND-REFRESHED", kStart + 2h));
   EXPECT_EQ(chain.credentials()->access_key_id, "SECOND-REFRESHED");
   EXPECT_EQ(first->calls, 1);
@@ -113,7 +103,7 @@ TEST_F(ChainTest, CredentialsWithoutExpiryAreFetchedOnce) {
   auto* only = add("static", creds("STATIC"));
   auto chain = build();
   for (int i = 0; i < 10; ++i) {
-    now += 24h;
+    clock.advance(24h);
     ASSERT_EQ(chain.credentials()->access_key_id, "STATIC");
   }
   EXPECT_EQ(only->calls, 1);
@@ -125,13 +115,13 @@ TEST_F(ChainTest, RefreshesFiveMinutesBeforeExpiration) {
   ASSERT_EQ(chain.credentials()->access_key_id, "FIRST");
 
   provider->set(creds("SECOND", kStart + 2h));
-  now = kStart + 55min - 1s;
+  clock.set(kStart + 55min - 1s);
   EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
   EXPECT_EQ(provider->calls, 1);
-  now = kStart + 55min;
+  clock.set(kStart + 55min);
   EXPECT_EQ(chain.credentials()->access_key_id, "SECOND");
   EXPECT_EQ(provider->calls, 2);
-  now = kStart + 1h + 54min;
+  clock.set(kStart + 1h + 54min);
   EXPECT_EQ(chain.credentials()->access_key_id, "SECOND");
   EXPECT_EQ(provider->calls, 2);
 }
@@ -142,14 +132,14 @@ TEST_F(ChainTest, FailedRefreshKeepsStillValidCredentialsThenFails) {
   ASSERT_TRUE(chain.credentials().has_value());
 
   provider->set(unavailable());
-  now = kStart + 58min;  // refresh due, but the cached keys are still valid for 2 minutes
+  clock.set(kStart + 58min);  // refresh due, but the cached keys are still valid for 2 minutes
   EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
   EXPECT_EQ(provider->calls, 2);
-  now = kStart + 59min;  // each call retries the refresh
+  clock.set(kStart + 59min);  // each call retries the refresh
   EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
   EXPECT_EQ(provider->calls, 3);
 
-  now = kStart + 1h;  // expired: no more stale answers
+  clock.set(kStart + 1h);  // expired: no more stale answers
   const auto answer = chain.credentials();
   ASSERT_FALSE(answer.has_value());
   EXPECT_EQ(answer.error().error_class, ErrorClass::Retryable);
@@ -162,10 +152,10 @@ TEST_F(ChainTest, ShortLivedCredentialsAreNotRefetchedOnEveryCall) {
   auto* provider = add("imds", creds("SHORT", kStart + 4min));
   auto chain = build();
   ASSERT_TRUE(chain.credentials().has_value());
-  now = kStart + 2min - 1s;  // refresh at half the remaining life, not "5 min before" = now
+  clock.set(kStart + 2min - 1s);  // refresh at half the remaining life, not "5 min before" = now
   ASSERT_TRUE(chain.credentials().has_value());
   EXPECT_EQ(provider->calls, 1);
-  now = kStart + 2min;
+  clock.set(kStart + 2min);
   ASSERT_TRUE(chain.credentials().has_value());
   EXPECT_EQ(provider->calls, 2);
 }
@@ -237,8 +227,7 @@ class DefaultChainTest : public ::testing::Test {
     env["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/creds";
   }
 
-  TimePoint now = kStart;
-  TestClock clock{now};
+  testing::ManualClock clock{kStart};
   ScratchDir dir;
   FakeImds imds{"2026-11-30T01:00:00Z"};
   testing::LocalHttpServer agent;
@@ -275,10 +264,10 @@ TEST_F(DefaultChainTest, ImdsLastAndRefreshedOverTheNetwork) {
   auto c = chain();
   EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS1");
   EXPECT_EQ(c->active_provider(), "imds");
-  now = kStart + 30min;
+  clock.set(kStart + 30min);
   EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS1");  // cached
   EXPECT_EQ(imds.served(), 1);
-  now = kStart + 55min;
+  clock.set(kStart + 55min);
   EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS2");  // refreshed 5 min early
   EXPECT_EQ(imds.served(), 2);
 }

@@ -17,6 +17,7 @@
 #include "aws/credentials_profile.hpp"
 #include "core/small_file.hpp"
 #include "testing/aws_env.hpp"
+#include "testing/clocks.hpp"
 #include "testing/scripted_transport.hpp"
 
 namespace ic::aws {
@@ -289,17 +290,14 @@ TEST_F(ProcessProfileTest, ChainRunsTheCommandAgainBeforeExpiration) {
   dir.write(".aws/config", fmt::format("[default]\ncredential_process = {}\n", path));
   env["AWS_EC2_METADATA_DISABLED"] = "true";
 
-  struct MovableClock final : Clock {
-    Instant at = Instant{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
-    Instant now() const override { return at; }
-  } clock;
+  testing::ManualClock clock{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
   testing::ScriptedTransport transport;
   auto chain = make_default_credentials_chain(lookup(env), transport, clock);
   EXPECT_EQ(chain->credentials()->access_key_id, "RUN1");
   EXPECT_EQ(chain->active_provider(), "profile");
-  clock.at += 54min;
+  clock.advance(54min);
   EXPECT_EQ(chain->credentials()->access_key_id, "RUN1");  // cached
-  clock.at += 1min;
+  clock.advance(1min);
   EXPECT_EQ(chain->credentials()->access_key_id, "RUN2");  // 5 minutes before Expiration
   EXPECT_TRUE(transport.requests().empty());
 }

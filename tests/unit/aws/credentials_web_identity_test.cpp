@@ -7,6 +7,7 @@
 
 #include "aws/credentials_chain.hpp"
 #include "testing/aws_env.hpp"
+#include "testing/clocks.hpp"
 #include "testing/scripted_transport.hpp"
 
 namespace ic::aws {
@@ -40,11 +41,6 @@ std::string form_value(const std::string& body, std::string_view name) {
   return body.substr(start, body.find('&', start) - start);
 }
 
-class FixedClock final : public Clock {
- public:
-  Instant now() const override { return Instant{Millis{1'764'460'800'000}}; }
-};
-
 class WebIdentityTest : public ::testing::Test {
  protected:
   void configure(std::string_view token = kAuthToken) {
@@ -58,7 +54,7 @@ class WebIdentityTest : public ::testing::Test {
   ScratchDir dir;
   FakeEnv env;
   ScriptedTransport transport;
-  FixedClock clock;
+  testing::ManualClock clock;  // never moves
 };
 
 TEST_F(WebIdentityTest, NotConfiguredIsNotFoundWithoutARequest) {
@@ -192,7 +188,7 @@ TEST(DefaultChainOrder, WebIdentityAfterEnvironmentBeforeProfile) {
               {"AWS_EC2_METADATA_DISABLED", "true"}};
   ScriptedTransport transport;
   transport.answer(200, sts_reply("ASIAWEB", "2026-11-30T01:00:00Z"));
-  FixedClock clock;
+  testing::ManualClock clock;  // never moves
   auto chain = make_default_credentials_chain(lookup(env), transport, clock);
   EXPECT_EQ(chain->credentials()->access_key_id, "ASIAWEB");
   EXPECT_EQ(chain->active_provider(), "web-identity");
@@ -214,16 +210,13 @@ TEST(DefaultChainOrder, WebIdentityIsRefreshedBeforeExpiryWithTheRotatedToken) {
   ScriptedTransport transport;
   transport.answer(200, sts_reply("ASIA1", "2026-11-30T01:00:00Z"));
   transport.answer(200, sts_reply("ASIA2", "2026-11-30T02:00:00Z"));
-  struct MovableClock final : Clock {
-    Instant at = Instant{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
-    Instant now() const override { return at; }
-  } clock;
+  testing::ManualClock clock{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
   auto chain = make_default_credentials_chain(lookup(env), transport, clock);
   EXPECT_EQ(chain->credentials()->access_key_id, "ASIA1");
   dir.write("token", "token-2");
-  clock.at += std::chrono::minutes{54};
+  clock.advance(std::chrono::minutes{54});
   EXPECT_EQ(chain->credentials()->access_key_id, "ASIA1");  // cached until 5 min before expiry
-  clock.at += std::chrono::minutes{1};
+  clock.advance(std::chrono::minutes{1});
   EXPECT_EQ(chain->credentials()->access_key_id, "ASIA2");
   const auto requests = transport.requests();
   ASSERT_EQ(requests.size(), 2u);

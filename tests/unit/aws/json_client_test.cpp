@@ -9,6 +9,7 @@
 #include <deque>
 #include <stop_token>
 
+#include "testing/clocks.hpp"
 #include "testing/fixed_random.hpp"
 #include "testing/scripted_transport.hpp"
 #include "testing/static_credentials.hpp"
@@ -52,21 +53,6 @@ class RecordingObserver final : public JsonClientObserver {
   std::vector<std::string> events;
 };
 
-// Every reading moves the clock 7 s on, so each signature shows which reading it used.
-class SteppingClock final : public Clock {
- public:
-  Instant now() const override { return now_ += 7s; }
-
- private:
-  mutable Instant now_{std::chrono::sys_days{std::chrono::January / 1 / 2026}};
-};
-
-class RecordingSleeper final : public Sleeper {
- public:
-  void sleep_for(Millis duration) override { sleeps.push_back(duration); }
-  std::vector<Millis> sleeps;
-};
-
 class JsonClientTest : public ::testing::Test {
  protected:
   JsonClient client_for(ScriptedTransport& transport, RetryPolicy& policy) {
@@ -83,8 +69,10 @@ class JsonClientTest : public ::testing::Test {
   }
 
   testing::StaticCredentials credentials_{"AKIDEXAMPLE", "secret"};
-  SteppingClock clock_;
-  RecordingSleeper sleeper_;
+  // Every reading moves the clock 7 s on, so each signature shows which reading it used.
+  testing::ManualClock clock_{Instant{std::chrono::sys_days{std::chrono::January / 1 / 2026}} + 7s,
+                              7s};
+  testing::RecordingSleeper sleeper_;
   RecordingObserver observer_;
   testing::FixedRandom half_{0.5};
   RetryPolicy policy_{{}, half_};
@@ -123,7 +111,7 @@ TEST_F(JsonClientTest, RetriesServerErrorsAndThrottlingResigningEachAttempt) {
             header(transport.requests()[1], "authorization"));
   EXPECT_EQ(header(transport.requests()[2], "amz-sdk-request"), "attempt=3; max=3");
   EXPECT_EQ(header(transport.requests()[2], "amz-sdk-invocation-id"), "inv-1");
-  EXPECT_THAT(sleeper_.sleeps, ElementsAre(500ms, 1000ms));
+  EXPECT_THAT(sleeper_.sleeps(), ElementsAre(500ms, 1000ms));
   EXPECT_THAT(observer_.events,
               ElementsAre("dynamodb/PutItem#1=InternalServerError retry",
                           "dynamodb/PutItem#2=ProvisionedThroughputExceededException retry",
@@ -140,7 +128,7 @@ TEST_F(JsonClientTest, DoesNotRetryClientErrors) {
   EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
   EXPECT_NE(reply.error().response_body.find("ConditionalCheckFailed"), std::string::npos);
   EXPECT_EQ(transport.requests().size(), 1u);
-  EXPECT_TRUE(sleeper_.sleeps.empty());
+  EXPECT_TRUE(sleeper_.sleeps().empty());
 }
 
 TEST_F(JsonClientTest, GivesUpAfterThreeAttempts) {
@@ -176,7 +164,7 @@ TEST_F(JsonClientTest, AStoppedCallIsNotRetriedAndCarriesTheStopToTheTransport) 
   ASSERT_FALSE(reply);
   ASSERT_EQ(transport.requests().size(), 1u) << "no retry once stopped";
   EXPECT_TRUE(transport.requests()[0].cancel.stop_requested());
-  EXPECT_TRUE(sleeper_.sleeps.empty());
+  EXPECT_TRUE(sleeper_.sleeps().empty());
   EXPECT_EQ(policy_.tokens(), 500) << "a stop costs no retry quota";
 }
 

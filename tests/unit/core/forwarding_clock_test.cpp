@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "testing/fakes.hpp"
+#include "testing/clocks.hpp"
 
 namespace ic {
 namespace {

@@ -7,6 +7,7 @@
 
 #include <deque>
 
+#include "testing/clocks.hpp"
 #include "testing/fixed_random.hpp"
 #include "testing/no_sleep.hpp"
 #include "testing/static_credentials.hpp"
@@ -49,16 +50,6 @@ const std::pair<long, std::string> kCreated{200, R"({"TableDescription":{}})"};
 const std::pair<long, std::string> kTtlDisabled{
     200, R"({"TimeToLiveDescription":{"TimeToLiveStatus":"DISABLED"}})"};
 
-// Time passes only while the provisioner sleeps.
-class SleepMovesClock final : public Clock, public Sleeper {
- public:
-  Instant now() const override { return now_; }
-  void sleep_for(Millis duration) override { now_ += duration; }
-
- private:
-  Instant now_{};
-};
-
 class TableProvisionerTest : public ::testing::Test {
  protected:
   std::expected<ProvisionReport, Error> provision(ScriptedDynamoDb& transport) {
@@ -70,13 +61,15 @@ class TableProvisionerTest : public ::testing::Test {
                            transport, credentials_, retry_, {.sleeper = no_sleep_});
     return provision_table(
         client, "idem",
-        {.active_timeout = 2s, .poll_interval = 500ms, .clock = time_, .sleeper = time_});
+        {.active_timeout = 2s, .poll_interval = 500ms, .clock = clock_, .sleeper = sleeper_});
   }
   testing::StaticCredentials credentials_{"AKID", "secret"};
   testing::FixedRandom zero_{0.0};
   aws::RetryPolicy retry_{{}, zero_};
   testing::NoSleep no_sleep_;
-  SleepMovesClock time_;
+  // Time passes only while the provisioner sleeps.
+  testing::ManualClock clock_{Instant{}};
+  testing::RecordingSleeper sleeper_{clock_};
 };
 
 TEST_F(TableProvisionerTest, WaitsForActiveThenEnablesTtl) {
@@ -89,7 +82,7 @@ TEST_F(TableProvisionerTest, WaitsForActiveThenEnablesTtl) {
   EXPECT_THAT(dynamodb.operations,
               ::testing::ElementsAre("CreateTable", "DescribeTable", "DescribeTable",
                                      "DescribeTable", "DescribeTimeToLive", "UpdateTimeToLive"));
-  EXPECT_EQ(time_.now().time_since_epoch(), 1000ms);
+  EXPECT_EQ(clock_.now().time_since_epoch(), 1000ms);
 }
 
 TEST_F(TableProvisionerTest, GivesUpAtTheDeadline) {

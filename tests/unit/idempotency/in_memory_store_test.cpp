@@ -1,5 +1,5 @@
 // The in-memory reference store against the shared contract.
-#include "adapters/memory/in_memory_store.hpp"
+#include "testing/in_memory_store.hpp"
 
 #include "testing/store_contract.hpp"
 

@@ -8,7 +8,7 @@
 #include <map>
 #include <optional>
 
-#include "adapters/memory/in_memory_store.hpp"
+#include "testing/in_memory_store.hpp"
 
 namespace ic::idem {
 namespace {

@@ -25,17 +25,6 @@ using idem::ClaimOutcome;
 using idem::ClaimState;
 using idem::WriteOutcome;
 
-// A worker's clock in the skew replays: the true time plus a fixed offset.
-class SkewedClock final : public Clock {
- public:
-  SkewedClock(const ManualClock& truth, Millis offset) : truth_(truth), offset_(offset) {}
-  Instant now() const override { return truth_.now() + offset_; }
-
- private:
-  const ManualClock& truth_;
-  Millis offset_;
-};
-
 // Stand-in for the operator's `reopen` (DESIGN §7; another issue adds it, nothing in src/ yet):
 // the store transition the model checks, built from the in-memory store's public API. A reopen
 // that succeeds leaves the record IN_PROGRESS with an expired lease, the same payloadHash and a

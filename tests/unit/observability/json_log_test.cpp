@@ -10,6 +10,8 @@
 #include <thread>
 #include <vector>
 
+#include "testing/clocks.hpp"
+
 namespace ic::obs {
 namespace {
 
@@ -21,11 +23,7 @@ std::chrono::system_clock::time_point fixed_now() {
   return sys_days{year{2026} / 11 / 30} + 8h + 15min + 2s + 123456us;
 }
 
-class FixedClock final : public Clock {
- public:
-  Instant now() const override { return std::chrono::floor<Millis>(fixed_now()); }
-};
-const FixedClock kFixedClock{};
+const testing::ManualClock kFixedClock{std::chrono::floor<Millis>(fixed_now())};
 
 // Collects lines; the logger calls the sink under its own lock.
 struct Capture {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "observability/prober.hpp"
-#include "testing/fakes.hpp"
+#include "testing/clocks.hpp"
 
 namespace ic::obs {
 namespace {

@@ -1,4 +1,4 @@
-#include "adapters/memory/in_memory_store.hpp"
+#include "testing/in_memory_store.hpp"
 
 #include "idempotency/own_write.hpp"
 

@@ -1,5 +1,6 @@
-// The reference IdempotencyStore: docs/design.md §3's conditions evaluated under one mutex.
-// Every other store must pass the same contract suite (tests/testing/store_contract.hpp).
+// The reference IdempotencyStore of the tests (ic_testing_ports; no production code uses it):
+// docs/design.md §3's conditions evaluated under one mutex. It is the first store the contract
+// suite (testing/store_contract.hpp) runs over; every other store must pass the same suite.
 #pragma once
 
 #include <chrono>
