@@ -129,6 +129,7 @@ TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
   const auto id = queue.send("poison");
   auto config = fast_config();
   config.dlq_failure_retry = 3s;
+  config.key_attribute = "chargeId";
   std::atomic<int> calls{0};
   ListenerContainer container(
       faulty,
