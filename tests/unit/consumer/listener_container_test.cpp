@@ -31,6 +31,7 @@ ListenerConfig fast_config() {
                         .flush_interval = 20ms,
                         .shutdown_grace = 5s,
                         .receive_backoff = {.base = 5ms, .cap = 40ms},
+                        .key_attribute = "chargeId",
                         .seed = 42};
 }
 
@@ -129,7 +130,6 @@ TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
   const auto id = queue.send("poison");
   auto config = fast_config();
   config.dlq_failure_retry = 3s;
-  config.key_attribute = "chargeId";
   std::atomic<int> calls{0};
   ListenerContainer container(
       faulty,
