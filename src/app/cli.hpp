@@ -1,4 +1,5 @@
-// The charge-recovery command line: run | provision | send | status <chargeId> | redrive.
+// The charge-recovery command line: run | provision | send | status | redrive | list |
+// renotify | reopen, one add_<name> per subcommand (src/app/commands).
 #pragma once
 
 #include "aws/endpoints.hpp"

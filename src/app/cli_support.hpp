@@ -1,11 +1,12 @@
-// What every subcommand's wiring shares: AWS clients built after parsing, and the help that
-// names the version.
+// What the subcommands' wiring shares: AWS clients built after parsing, the help that names the
+// version, the record commands' common settings, and one add_<name> per subcommand.
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <chrono>
+#include <expected>
 #include <string>
 
-#include "app/admin_commands.hpp"
 #include "app/aws_stack.hpp"
 #include "app/settings.hpp"
 
@@ -27,19 +28,27 @@ int with_aws(const SettingsSource& settings, Command command) {
 // The subcommand's footer (its example) followed by the version line, and a --version flag.
 void describe(CLI::App& command, const std::string& footer);
 
-// What the parsed options of list, renotify and reopen are written to; lives as long as the
-// CLI::App that refers to it.
-struct OperatorCommandState {
-  ListOptions list;
-  std::string since;
-  RenotifyOptions renotify;
-  std::string renotify_actor;
-  ReopenOptions reopen;
-  std::string reopen_actor;
+// IDEMPOTENCY_TABLE and RETENTION_DAYS, as the record commands (list, renotify, reopen) read
+// them; the error is the exit code, the line already reported.
+struct TableSettings {
+  std::string table;
+  std::chrono::seconds retention;
 };
+[[nodiscard]] std::expected<TableSettings, int> table_and_retention(const SettingsSource& settings);
 
-// list, renotify and reopen (operator_cli.cpp); each callback sets `exit_code`.
-void add_operator_commands(CLI::App& app, SettingsSource& settings, OperatorCommandState& state,
-                           int& exit_code);
+// --actor, else $USER@host.
+[[nodiscard]] std::string actor_or_default(const std::string& given,
+                                           const SettingsSource& settings);
+
+// Each adds its subcommand to `app` (src/app/commands/<name>.cpp); the subcommand's callback
+// sets `exit_code`. `settings` and `exit_code` must outlive the parse.
+void add_run(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_provision(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_send(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_status(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_redrive(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_list(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_renotify(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_reopen(CLI::App& app, SettingsSource& settings, int& exit_code);
 
 }  // namespace ic::app

@@ -20,7 +20,7 @@ constexpr std::chrono::seconds kProbeRoundBound{15};
 constexpr std::chrono::seconds kRetryInterval{5};
 
 obs::Probe queue_probe(std::string dependency, std::string_view label, sqs::SqsClient& sqs,
-                       std::string url, Telemetry& telemetry,
+                       std::string url, HealthTelemetry& telemetry,
                        std::function<void(const sqs::QueueSettings&)> on_first_answer) {
   return {std::move(dependency),
           [&sqs, &telemetry, label, url = std::move(url),
@@ -91,7 +91,7 @@ std::vector<obs::Probe> run_probes(const ProbeTargets& t) {
 
 RunHealth::RunHealth(const RunSettings& settings, AwsStack& aws, Telemetry& telemetry,
                      const Clock& clock)
-    : readiness_(clock, run_dependencies(settings.probe_interval), &telemetry),
+    : readiness_(clock, run_dependencies(settings.probe_interval), &telemetry.health),
       probe_store_(aws.probe_dynamodb(), charge_table(settings.table, settings.retention)),
       prober_(readiness_,
               run_probes({.sqs = aws.probe_sqs(),
@@ -99,12 +99,13 @@ RunHealth::RunHealth(const RunSettings& settings, AwsStack& aws, Telemetry& tele
                           .dlq_url = settings.dlq_url,
                           .store = probe_store_,
                           .lease = settings.lease,
-                          .telemetry = telemetry}),
+                          .telemetry = telemetry.health}),
               {.interval = settings.probe_interval,
                .retry_interval = std::min<Millis>(settings.probe_interval, kRetryInterval)},
-              &telemetry) {
+              &telemetry.listener) {
   telemetry.feed(readiness_);
-  telemetry.on_readiness(readiness_.statuses(), readiness_.ready());  // the gauges' first values
+  telemetry.health.on_readiness(readiness_.statuses(),
+                                readiness_.ready());  // the gauges' first values
 }
 
 void RunHealth::add_checks(obs::AdminServer& admin) {

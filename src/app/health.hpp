@@ -12,7 +12,7 @@
 #include "adapters/sqs/queue_health.hpp"
 #include "app/aws_stack.hpp"
 #include "app/settings.hpp"
-#include "app/telemetry.hpp"
+#include "app/telemetry/telemetry.hpp"
 #include "idempotency/idempotency_store.hpp"
 #include "observability/admin_server.hpp"
 #include "observability/prober.hpp"
@@ -35,7 +35,7 @@ struct ProbeTargets {
   std::string dlq_url;
   idem::IdempotencyStore& store;
   std::chrono::seconds lease;
-  Telemetry& telemetry;
+  HealthTelemetry& telemetry;
 };
 
 // Queue probes export the depth; the first answer of the source queue is checked with

@@ -67,8 +67,7 @@ int report(const ConfigError& error) {
   return kConfigErrorExit;
 }
 
-void SettingsSource::add_flags(CLI::App& command,
-                               std::initializer_list<std::string_view> env_names) {
+void SettingsSource::add_flags(CLI::App& command, std::span<const std::string_view> env_names) {
   for (std::string_view env : env_names) {
     const SettingSpec* spec = spec_of(env);
     if (spec == nullptr) throw std::logic_error("unknown setting " + std::string(env));
@@ -153,8 +152,7 @@ std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& 
   }
   // An endpoint is signed into every request; a malformed one must stop start-up here, not
   // fail each call (or, before, throw from the signer on a background thread).
-  for (const std::string_view endpoint : {"AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS",
-                                          "AWS_ENDPOINT_URL_DYNAMODB", "AWS_ENDPOINT_URL_STS"}) {
+  for (const std::string_view endpoint : kAwsEndpointSettings) {
     if (s.lookup(endpoint)) {
       auto url = s.http_url(endpoint);
       if (!url) return std::unexpected(url.error());

@@ -3,6 +3,7 @@
 // missing or malformed setting is one line naming it, and start-up stops.
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <expected>
 #include <map>
@@ -27,6 +28,16 @@ struct SettingSpec {
   std::string_view fallback;  // default, empty when the setting has none
 };
 
+// The endpoint overrides, each checked at start-up. STS is among them: every subcommand signs
+// with the same credential chain, and web-identity credentials call STS.
+inline constexpr std::array<std::string_view, 4> kAwsEndpointSettings = {
+    "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB",
+    "AWS_ENDPOINT_URL_STS"};
+// The AWS settings of every subcommand that calls AWS.
+inline constexpr std::array<std::string_view, 5> kAwsSettings = {
+    "AWS_REGION", kAwsEndpointSettings[0], kAwsEndpointSettings[1], kAwsEndpointSettings[2],
+    kAwsEndpointSettings[3]};
+
 // Every setting the binary knows, in the order --help lists them.
 [[nodiscard]] std::span<const SettingSpec> all_settings();
 
@@ -47,7 +58,10 @@ class SettingsSource {
   explicit SettingsSource(aws::EnvLookup process_env) : process_env_(std::move(process_env)) {}
 
   // Registers --flag options on `command` for the named settings.
-  void add_flags(CLI::App& command, std::initializer_list<std::string_view> env_names);
+  void add_flags(CLI::App& command, std::span<const std::string_view> env_names);
+  void add_flags(CLI::App& command, std::initializer_list<std::string_view> env_names) {
+    add_flags(command, std::span(env_names.begin(), env_names.size()));
+  }
 
   [[nodiscard]] std::optional<std::string> lookup(std::string_view env_name) const;
   // The same view as an environment, for the AWS layer (region, endpoints, credentials).

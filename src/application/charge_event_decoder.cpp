@@ -20,7 +20,8 @@ constexpr std::size_t kMaxQuotedKeyChars = 64;
 
 enum class Field { SchemaVersion, ChargeId, AccountId, ChargeType, AmountMinor, Currency, DueDate };
 constexpr std::array<std::string_view, 7> kFieldNames = {
-    "schemaVersion", "chargeId", "accountId", "chargeType", "amountMinor", "currency", "dueDate"};
+    "schemaVersion", kChargeIdField, "accountId", "chargeType",
+    "amountMinor",   "currency",     "dueDate"};
 
 std::optional<Field> field_named(std::string_view name) {
   for (std::size_t i = 0; i < kFieldNames.size(); ++i) {

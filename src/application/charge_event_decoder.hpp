@@ -20,6 +20,9 @@ inline constexpr std::size_t kMaxBodyBytes = 1024 * 1024;
 inline constexpr int kSchemaVersion = 1;
 // Deeper nesting is refused before it can cost stack or memory; a valid event has depth 1.
 inline constexpr std::size_t kMaxNestingDepth = 32;
+// The field that names the charge: the message's business key, which a dead-lettered copy
+// also carries as a message attribute of this name (§5), for `redrive` and operators to read.
+inline constexpr std::string_view kChargeIdField = charge::rules::ChargeIdRules::kField;
 
 [[nodiscard]] std::expected<charge::Charge, charge::ValidationError> decode_charge_due_event(
     std::string_view body);

@@ -25,10 +25,10 @@ MessageAttributes dead_letter_attributes(const Message& message,
       out.insert_or_assign(std::string(name), MessageAttribute{"String", bounded_text(value)});
     }
   };
-  put("failureReason", decision.reason);
-  put("sourceMessageId", message.message_id);
+  put(kFailureReasonAttribute, decision.reason);
+  put(kSourceMessageIdAttribute, message.message_id);
   if (copy == DeadLetterCopy::ReasonOnly) return out;
-  put("failureDetail", decision.detail);
+  put(kFailureDetailAttribute, decision.detail);
   if (!key_attribute.empty()) put(key_attribute, decision.key);
   if (copy == DeadLetterCopy::OursOnly) return out;
   for (const auto& [name, attribute] : message.message_attributes) {

@@ -13,6 +13,13 @@ namespace ic::consumer {
 
 inline constexpr std::size_t kMaxMessageAttributes = 10;  // SQS limit per message
 
+// The attribute names of docs/design.md §5 "Forwarded messages": written here when a message is
+// dead-lettered, read by `redrive`. The key's attribute is the handler's business key name
+// (ListenerConfig::key_attribute), so it is not among them.
+inline constexpr std::string_view kFailureReasonAttribute = "failureReason";
+inline constexpr std::string_view kFailureDetailAttribute = "failureDetail";
+inline constexpr std::string_view kSourceMessageIdAttribute = "sourceMessageId";
+
 // How much a copy carries besides the unchanged body. SQS refuses a copy for good when it is
 // too large (attributes count toward the message size limit); resending the same copy would
 // fail on every delivery until SQS dead-letters the message itself, without a reason. So each

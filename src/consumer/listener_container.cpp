@@ -248,6 +248,7 @@ void ListenerContainer::apply(const Message& message, const consumer::Dispositio
                  },
                  [&](const consumer::DeadLetter& dead) {
                    observer_.on_disposition(DispositionKind::DeadLetter, dead.reason, elapsed);
+                   observer_.on_dead_letter(message, dead);
                    auto sent = forward_to_dlq(message, dead);
                    if (sent) {
                      batcher_.add_delete(remove);

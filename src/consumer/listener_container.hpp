@@ -44,14 +44,14 @@ struct ListenerConfig {
   // started: its visibility must not lapse before the heartbeat's first extension. Keep it well
   // under half the queue's visibility timeout.
   Millis prefetch_max_age{15000};
-  std::chrono::seconds wait_time{20};      // WaitTimeSeconds of each receive
-  Millis flush_interval{100};              // longest an ack waits for its batch to fill
-  Millis shutdown_grace{30000};            // how long in-flight handlers get after a stop
-  double retry_jitter_ratio = 0.1;         // RetryLater{after} waits after * [1, 1 + ratio)
-  Millis dlq_failure_retry{30000};         // visibility after a failed DLQ forward
-  ExponentialBackoff receive_backoff{};    // after each failed receive, growing per failure
-  std::string key_attribute = "chargeId";  // DLQ attribute naming DeadLetter::key
-  std::optional<std::uint64_t> seed;       // jitter seed; random when absent
+  std::chrono::seconds wait_time{20};    // WaitTimeSeconds of each receive
+  Millis flush_interval{100};            // longest an ack waits for its batch to fill
+  Millis shutdown_grace{30000};          // how long in-flight handlers get after a stop
+  double retry_jitter_ratio = 0.1;       // RetryLater{after} waits after * [1, 1 + ratio)
+  Millis dlq_failure_retry{30000};       // visibility after a failed DLQ forward
+  ExponentialBackoff receive_backoff{};  // after each failed receive, growing per failure
+  std::string key_attribute;             // DLQ attribute naming DeadLetter::key; empty: not carried
+  std::optional<std::uint64_t> seed;     // jitter seed; random when absent
 };
 
 using Handler = std::function<consumer::Disposition(const Message&, consumer::LeaseHeartbeat&)>;

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "consumer/disposition.hpp"
 #include "consumer/lease_heartbeat.hpp"
 #include "consumer/queue_port.hpp"
 #include "core/thread_guard.hpp"
@@ -38,6 +39,8 @@ class ListenerObserver : public ThreadFailureObserver {
   // The handler decided; `reason` is RetryLater::reason or DeadLetter::reason (empty for Ack).
   virtual void on_disposition(DispositionKind /*kind*/, std::string_view /*reason*/,
                               Millis /*processing_time*/) {}
+  // After on_disposition of a DeadLetter, before the forward: the message and the decision.
+  virtual void on_dead_letter(const Message& /*message*/, const DeadLetter& /*dead*/) {}
   // The handler threw: a broken invariant. The message is left alone and comes back after its
   // visibility timeout.
   virtual void on_handler_error(std::string_view /*message_id*/, std::string_view /*what*/) {}

@@ -196,7 +196,12 @@ TEST_F(SqsAgainstMoto, ContainerDrainsARealQueue) {
           return consumer::DeadLetter{.reason = "INVALID_MESSAGE", .detail = "seven", .key = "K-7"};
         return consumer::Ack{};
       },
-      {.workers = 4, .wait_time = 1s, .flush_interval = 50ms, .seed = 1}, &observer);
+      {.workers = 4,
+       .wait_time = 1s,
+       .flush_interval = 50ms,
+       .key_attribute = "chargeId",
+       .seed = 1},
+      &observer);
   {
     Running running(container);
     ASSERT_TRUE(eventually([&] { return observer.dispositions().size() >= 12; }, 60s));

@@ -1,6 +1,6 @@
 // Telemetry's reading of typed outcomes: store operations and error classes become today's
 // label values, ambiguity is a log field, and a misconfigured debit is counted on its own.
-#include "app/telemetry.hpp"
+#include "app/telemetry/telemetry.hpp"
 
 #include <fmt/format.h>
 #include <gmock/gmock.h>
@@ -46,24 +46,24 @@ class TelemetryTest : public ::testing::Test {
   obs::Readiness readiness_{clock_,
                             {{.name = "receive", .failures_to_down = 2, .up_until_proven = true},
                              {.name = "store", .failures_to_down = 2, .up_until_proven = true}},
-                            &telemetry_};
+                            &telemetry_.health};
 };
 
 TEST_F(TelemetryTest, ReceivesAndStoreCallsFeedReadinessAndItsGauges) {
   telemetry_.feed(readiness_);
-  telemetry_.on_readiness(readiness_.statuses(), readiness_.ready());  // as RunHealth does
+  telemetry_.health.on_readiness(readiness_.statuses(), readiness_.ready());  // as RunHealth does
   EXPECT_THAT(metrics_.render(), HasSubstr("ic_ready 1"));
   EXPECT_TRUE(out_.str().empty()) << "the initial state sets the gauges without a log line";
   const Error denied{.error_class = ErrorClass::Permanent, .code = "AccessDenied"};
-  telemetry_.on_receive_error(denied, Millis{100});
-  telemetry_.on_receive_error(denied, Millis{200});
+  telemetry_.listener.on_receive_error(denied, Millis{100});
+  telemetry_.listener.on_receive_error(denied, Millis{200});
   EXPECT_FALSE(readiness_.ready());
   EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_dependency_up{dependency="receive"} 0)"));
   EXPECT_EQ(last_line()["msg"], "not ready");
   EXPECT_EQ(lines_with("dependency down").size(), 1u);
   EXPECT_EQ(lines_with("dependency down")[0]["dependency"], "receive");
   EXPECT_EQ(lines_with("dependency down")[0]["code"], "AccessDenied");
-  telemetry_.on_received(0);  // an empty poll proves the queue answers
+  telemetry_.listener.on_received(0);  // an empty poll proves the queue answers
   EXPECT_TRUE(readiness_.ready());
   const std::string text = metrics_.render();
   EXPECT_THAT(text, HasSubstr(R"(ic_dependency_up{dependency="receive"} 1)"));
@@ -72,18 +72,18 @@ TEST_F(TelemetryTest, ReceivesAndStoreCallsFeedReadinessAndItsGauges) {
   EXPECT_EQ(lines_with("dependency up").size(), 1u) << "only the dependency that changed";
 
   const Error timeout{.code = "TimeoutAfterSend"};
-  telemetry_.store_failed(charge_, idem::StoreOperation::Claim, timeout);
+  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Claim, timeout);
   EXPECT_TRUE(readiness_.ready()) << "one failed store call is within the grace";
-  telemetry_.store_failed(charge_, idem::StoreOperation::Release, timeout);
+  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Release, timeout);
   EXPECT_FALSE(readiness_.ready()) << "two in a row, of any operation, say the store is down";
   EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_dependency_up{dependency="store"} 0)"));
-  telemetry_.fenced(charge_, idem::StoreOperation::Complete, "token-a");
+  telemetry_.charges.fenced(charge_, idem::StoreOperation::Complete, "token-a");
   EXPECT_TRUE(readiness_.ready()) << "a refused write is still an answer";
 }
 
 TEST_F(TelemetryTest, QueueDepthsBecomeGaugesByQueueAndState) {
-  telemetry_.queue_depth("source", {.visible = 12, .in_flight = 3, .delayed = 0});
-  telemetry_.queue_depth("dlq", {.visible = 2});
+  telemetry_.health.queue_depth("source", {.visible = 12, .in_flight = 3, .delayed = 0});
+  telemetry_.health.queue_depth("dlq", {.visible = 2});
   const std::string text = metrics_.render();
   EXPECT_THAT(text, HasSubstr(R"(ic_queue_messages{queue="source",state="visible"} 12)"));
   EXPECT_THAT(text, HasSubstr(R"(ic_queue_messages{queue="source",state="in_flight"} 3)"));
@@ -94,7 +94,7 @@ TEST_F(TelemetryTest, QueueDepthsBecomeGaugesByQueueAndState) {
 }
 
 TEST_F(TelemetryTest, AThreadExceptionIsCountedByThreadAndLoggedOnce) {
-  telemetry_.on_thread_exception("receiver", "reply decoder bug");
+  telemetry_.listener.on_thread_exception("receiver", "reply decoder bug");
   EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_thread_exceptions_total{thread="receiver"} 1)"));
   const auto line = last_line();
   EXPECT_EQ(line["level"], "error");
@@ -103,11 +103,11 @@ TEST_F(TelemetryTest, AThreadExceptionIsCountedByThreadAndLoggedOnce) {
 }
 
 TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbiguity) {
-  telemetry_.store_failed(charge_, idem::StoreOperation::Claim,
-                          {.error_class = ErrorClass::Retryable,
-                           .code = "TimeoutAfterSend",
-                           .message = "timed out",
-                           .ambiguous = true});
+  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Claim,
+                                  {.error_class = ErrorClass::Retryable,
+                                   .code = "TimeoutAfterSend",
+                                   .message = "timed out",
+                                   .ambiguous = true});
   EXPECT_THAT(metrics_.render(),
               HasSubstr(R"(ic_store_errors_total{operation="claim",kind="retryable"} 1)"));
   const auto line = last_line();
@@ -118,16 +118,16 @@ TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbigu
   EXPECT_EQ(line["detail"], "timed out");
   EXPECT_EQ(line["ambiguous"], true);
 
-  telemetry_.store_failed(charge_, idem::StoreOperation::Release,
-                          {.error_class = ErrorClass::Throttling, .code = "Throttled"});
+  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Release,
+                                  {.error_class = ErrorClass::Throttling, .code = "Throttled"});
   EXPECT_THAT(metrics_.render(),
               HasSubstr(R"(ic_store_errors_total{operation="release",kind="throttling"} 1)"));
   EXPECT_EQ(last_line()["ambiguous"], false);
 }
 
 TEST_F(TelemetryTest, FencedWritesAreLabelledByOperation) {
-  telemetry_.fenced(charge_, idem::StoreOperation::Complete, "token-a");
-  telemetry_.fenced(charge_, idem::StoreOperation::Fail, "token-b");
+  telemetry_.charges.fenced(charge_, idem::StoreOperation::Complete, "token-a");
+  telemetry_.charges.fenced(charge_, idem::StoreOperation::Fail, "token-b");
   const std::string text = metrics_.render();
   EXPECT_THAT(text, HasSubstr(R"(ic_fenced_total{operation="complete"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(ic_fenced_total{operation="fail"} 1)"));
@@ -140,14 +140,14 @@ TEST_F(TelemetryTest, AClaimAndTheFinalWriteNameTheClaimTokenAndLease) {
   acquired.record.claim_token = "token-a";
   acquired.record.lease_until = Instant{Millis{1'700'000'060'000}};
   acquired.record.fence = 2;
-  telemetry_.claim_decided(charge_, acquired);
+  telemetry_.charges.claim_decided(charge_, acquired);
   auto line = last_line();
   EXPECT_EQ(line["msg"], "claim decided");
   EXPECT_EQ(line["claimToken"], "token-a");
   EXPECT_EQ(line["leaseUntil"], 1'700'000'060'000);
   EXPECT_EQ(line["fence"], 2);
 
-  telemetry_.recorded(charge_, idem::StoreOperation::Complete, "token-a");
+  telemetry_.charges.recorded(charge_, idem::StoreOperation::Complete, "token-a");
   line = last_line();
   EXPECT_EQ(line["msg"], "recorded");
   EXPECT_EQ(line["claimToken"], "token-a");
@@ -155,8 +155,9 @@ TEST_F(TelemetryTest, AClaimAndTheFinalWriteNameTheClaimTokenAndLease) {
 }
 
 TEST_F(TelemetryTest, AMisconfiguredDebitIsCountedApartFromAnUnavailableBank) {
-  telemetry_.debit_finished(charge_, charge::DebitUnavailable{"bank unavailable: HTTP 503"});
-  telemetry_.debit_finished(charge_, charge::DebitMisconfigured{"bank answered HTTP 400"});
+  telemetry_.charges.debit_finished(charge_,
+                                    charge::DebitUnavailable{"bank unavailable: HTTP 503"});
+  telemetry_.charges.debit_finished(charge_, charge::DebitMisconfigured{"bank answered HTTP 400"});
   const std::string text = metrics_.render();
   EXPECT_THAT(text, HasSubstr(R"(ic_debits_total{result="unavailable"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(ic_debits_total{result="misconfigured"} 1)"));
@@ -178,13 +179,27 @@ TEST_F(TelemetryTest, MetricsNameTheBuildAndCarryTheProcessMetrics) {
 
 TEST_F(TelemetryTest, ProducerAttributesLeftOutOfADlqCopyAreLoggedAndCounted) {
   const std::vector<std::string> dropped{"p7", "p8"};
-  telemetry_.on_dlq_attributes_dropped("m-1", dropped);
+  telemetry_.listener.on_dlq_attributes_dropped("m-1", dropped);
   EXPECT_THAT(metrics_.render(), HasSubstr("ic_dlq_attributes_dropped_total 2"));
   const auto line = last_line();
   EXPECT_EQ(line["msg"], "producer attributes left out of the DLQ copy");
   EXPECT_EQ(line["messageId"], "m-1");
   EXPECT_EQ(line["count"], 2);
   EXPECT_EQ(line["attributes"], "p7,p8");
+}
+
+TEST_F(TelemetryTest, ADeadLetterIsLoggedWithTheMessageAndTheDecision) {
+  const consumer::Message message{.message_id = "m-2", .body = "{}", .receive_count = 3};
+  telemetry_.listener.on_dead_letter(
+      message, {.reason = "PAYLOAD_MISMATCH", .detail = "hash differs", .key = "CHG-1"});
+  const auto line = last_line();
+  EXPECT_EQ(line["level"], "warn");
+  EXPECT_EQ(line["msg"], "dead-lettering");
+  EXPECT_EQ(line["messageId"], "m-2");
+  EXPECT_EQ(line["chargeId"], "CHG-1");
+  EXPECT_EQ(line["failureReason"], "PAYLOAD_MISMATCH");
+  EXPECT_EQ(line["failureDetail"], "hash differs");
+  EXPECT_EQ(line["receiveCount"], 3);
 }
 
 TEST(StoreOperation, NamesAreTheMetricLabelValues) {

@@ -31,6 +31,7 @@ ListenerConfig fast_config() {
                         .flush_interval = 20ms,
                         .shutdown_grace = 5s,
                         .receive_backoff = {.base = 5ms, .cap = 40ms},
+                        .key_attribute = "chargeId",
                         .seed = 42};
 }
 

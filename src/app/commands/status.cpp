@@ -3,16 +3,20 @@
 #include <nlohmann/json.hpp>
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
-#include "app/admin_commands.hpp"
+#include "app/cli_support.hpp"
 
 namespace ic::app {
 namespace {
 
+struct StatusOptions {
+  std::string table;
+  std::string charge_id;
+  std::chrono::seconds retention{30 * 24 * 3600};
+};
+
 std::int64_t epoch_ms(Instant t) {
   return t.time_since_epoch().count();
 }
-
-}  // namespace
 
 int status(AwsStack& aws, const StatusOptions& options) {
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
@@ -53,6 +57,28 @@ int status(AwsStack& aws, const StatusOptions& options) {
   }
   std::cout << out.dump(2) << "\n";
   return 0;
+}
+
+}  // namespace
+
+void add_status(CLI::App& app, SettingsSource& settings, int& exit_code) {
+  auto options = std::make_shared<StatusOptions>();
+  auto* cmd = app.add_subcommand("status", "Print the idempotency record of one chargeId as JSON");
+  describe(*cmd,
+           "Exit 0 found, 3 no record.\nExample:\n  charge-recovery status "
+           "CHG-20261130-000123 --table charge-idempotency");
+  settings.add_flags(*cmd, kAwsSettings);
+  settings.add_flags(*cmd, {"IDEMPOTENCY_TABLE"});
+  cmd->add_option("chargeId", options->charge_id, "the charge's business key")->required();
+  cmd->callback([&settings, &exit_code, options] {
+    auto table = settings.required("IDEMPOTENCY_TABLE");
+    if (!table) {
+      exit_code = report(table.error());
+      return;
+    }
+    options->table = *table;
+    exit_code = with_aws(settings, [&](AwsStack& aws) { return status(aws, *options); });
+  });
 }
 
 }  // namespace ic::app

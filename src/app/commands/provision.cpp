@@ -8,10 +8,18 @@
 #include "adapters/dynamodb/dynamodb_codec.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
 #include "adapters/sqs/sqs_codec.hpp"
-#include "app/admin_commands.hpp"
+#include "app/cli_support.hpp"
 
 namespace ic::app {
 namespace {
+
+struct ProvisionOptions {
+  std::string table;
+  std::string queue_name = "charge-due";
+  std::string dlq_name = "charge-due-dlq";
+  int max_receive_count = 10;
+  int visibility_timeout_seconds = 60;
+};
 
 constexpr std::string_view kFourteenDays = "1209600";  // SQS's longest retention
 
@@ -35,8 +43,6 @@ int fail(std::string_view step, std::string_view code, std::string_view message)
   std::cerr << fmt::format("provision: {} failed: {} {}\n", step, code, message);
   return 1;
 }
-
-}  // namespace
 
 int provision(AwsStack& aws, const ProvisionOptions& options) {
   auto table = dynamodb::provision_table(aws.dynamodb(), options.table, {});
@@ -93,6 +99,38 @@ int provision(AwsStack& aws, const ProvisionOptions& options) {
                    .dump()
             << "\n";
   return 0;
+}
+
+}  // namespace
+
+void add_provision(CLI::App& app, SettingsSource& settings, int& exit_code) {
+  auto options = std::make_shared<ProvisionOptions>();
+  auto* cmd = app.add_subcommand("provision",
+                                 "Create the idempotency table (TTL on expiresAt) and both queues "
+                                 "with the redrive policy; safe to run twice");
+  describe(*cmd,
+           "Prints IDEMPOTENCY_TABLE=, CHARGE_QUEUE_URL= and CHARGE_DLQ_URL= lines.\nExample:\n"
+           "  eval \"$(AWS_ENDPOINT_URL=http://127.0.0.1:5000 charge-recovery provision "
+           "--table charge-idempotency)\"");
+  settings.add_flags(*cmd, kAwsSettings);
+  settings.add_flags(*cmd, {"IDEMPOTENCY_TABLE", "LEASE_SECONDS"});
+  cmd->add_option("--queue-name", options->queue_name, "source queue name")->capture_default_str();
+  cmd->add_option("--dlq-name", options->dlq_name, "dead-letter queue name")->capture_default_str();
+  cmd->add_option("--max-receive-count", options->max_receive_count,
+                  "receives before SQS moves a message to the DLQ")
+      ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  cmd->callback([&settings, &exit_code, options] {
+    auto table = settings.required("IDEMPOTENCY_TABLE");
+    auto lease = settings.integer("LEASE_SECONDS", 1, 43'200);
+    if (!table || !lease) {
+      exit_code = report(!table ? table.error() : lease.error());
+      return;
+    }
+    options->table = *table;
+    options->visibility_timeout_seconds = *lease;
+    exit_code = with_aws(settings, [&](AwsStack& aws) { return provision(aws, *options); });
+  });
 }
 
 }  // namespace ic::app

@@ -1,4 +1,4 @@
-#include "application/operator_actions.hpp"
+#include "application/operations/operator_actions.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include "application/payload_hash.hpp"
 #include "domain/charge_status.hpp"
 
-namespace ic::application {
+namespace ic::application::operations {
 namespace {
 
 using Kind = OperatorOutcome::Kind;
@@ -122,4 +122,4 @@ OperatorOutcome OperatorActions::renotify(std::string_view key,
           .audit = audit};
 }
 
-}  // namespace ic::application
+}  // namespace ic::application::operations

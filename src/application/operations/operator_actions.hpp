@@ -18,7 +18,7 @@
 #include "idempotency/idempotency_store.hpp"
 #include "idempotency/operator_store.hpp"
 
-namespace ic::application {
+namespace ic::application::operations {
 
 struct OperatorOutcome {
   enum class Kind {
@@ -64,4 +64,4 @@ class OperatorActions {
   const std::string actor_;
 };
 
-}  // namespace ic::application
+}  // namespace ic::application::operations

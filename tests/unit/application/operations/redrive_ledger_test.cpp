@@ -1,10 +1,10 @@
 // redrive's rules, without a queue: which messages move, each at most once per run, what the
 // copy carries, and the summary by reason.
-#include "app/redrive_ledger.hpp"
+#include "application/operations/redrive_ledger.hpp"
 
 #include <gtest/gtest.h>
 
-namespace ic::app {
+namespace ic::application::operations {
 namespace {
 
 consumer::Message dead_letter(std::string id, std::string reason,
@@ -92,4 +92,4 @@ TEST(RedriveLedgerTest, TheChargeIdComesFromTheAttributeElseFromTheBody) {
 }
 
 }  // namespace
-}  // namespace ic::app
+}  // namespace ic::application::operations

@@ -1,7 +1,7 @@
 // The operator's actions decide from the record they read and write only that record: reopen
 // only FAILED (never DONE), renotify only DEBITED_NOTIFICATION_FAILED, and a record that changed
 // in between (a consumer's claim, another operator) is refused loudly, never overwritten.
-#include "application/operator_actions.hpp"
+#include "application/operations/operator_actions.hpp"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -13,7 +13,7 @@
 #include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
 
-namespace ic::application {
+namespace ic::application::operations {
 namespace {
 
 using Kind = OperatorOutcome::Kind;
@@ -215,4 +215,4 @@ TEST_F(OperatorActionsTest, RenotifyRefusesEverythingButAFailedNotification) {
 }
 
 }  // namespace
-}  // namespace ic::application
+}  // namespace ic::application::operations

@@ -1,18 +1,17 @@
-#include "app/redrive_ledger.hpp"
+#include "application/operations/redrive_ledger.hpp"
 
 #include <array>
 
 #include "application/charge_event_decoder.hpp"
+#include "consumer/dead_letter.hpp"
 
-namespace ic::app {
+namespace ic::application::operations {
 namespace {
 
-// The attributes of docs/design.md §5 "Forwarded messages".
-constexpr std::string_view kFailureReason = "failureReason";
-constexpr std::string_view kSourceMessageId = "sourceMessageId";
-constexpr std::string_view kChargeId = "chargeId";
-constexpr std::array<std::string_view, 4> kConsumerAttributes = {kFailureReason, "failureDetail",
-                                                                 kChargeId, kSourceMessageId};
+// What the consumer adds when it dead-letters (docs/design.md §5 "Forwarded messages").
+constexpr std::array<std::string_view, 4> kConsumerAttributes = {
+    consumer::kFailureReasonAttribute, consumer::kFailureDetailAttribute, kChargeIdField,
+    consumer::kSourceMessageIdAttribute};
 
 std::string_view string_attribute(const consumer::Message& message, std::string_view name) {
   auto it = message.message_attributes.find(name);
@@ -22,13 +21,13 @@ std::string_view string_attribute(const consumer::Message& message, std::string_
 }  // namespace
 
 std::string_view failure_reason_of(const consumer::Message& message) {
-  const std::string_view reason = string_attribute(message, kFailureReason);
+  const std::string_view reason = string_attribute(message, consumer::kFailureReasonAttribute);
   return reason.empty() ? kNoReason : reason;
 }
 
 std::string charge_id_of(const consumer::Message& message) {
-  if (auto id = string_attribute(message, kChargeId); !id.empty()) return std::string(id);
-  auto id = application::parseable_charge_id(message.body);
+  if (auto id = string_attribute(message, kChargeIdField); !id.empty()) return std::string(id);
+  auto id = parseable_charge_id(message.body);
   return id ? id->value() : std::string{};
 }
 
@@ -45,7 +44,7 @@ RedriveDecision RedriveLedger::decide(const consumer::Message& message) {
   ++examined_;
   const std::string_view reason = failure_reason_of(message);
   Counts& counts = by_reason_[std::string(reason)];
-  if (copies_.contains(string_attribute(message, kSourceMessageId))) {
+  if (copies_.contains(string_attribute(message, consumer::kSourceMessageIdAttribute))) {
     ++counts.returned;
     return RedriveDecision::Returned;
   }
@@ -72,4 +71,4 @@ nlohmann::json RedriveLedger::summary() const {
   return out;
 }
 
-}  // namespace ic::app
+}  // namespace ic::application::operations

@@ -12,11 +12,21 @@
 #include <random>
 #include <thread>
 
-#include "app/admin_commands.hpp"
+#include "app/cli_support.hpp"
 #include "core/thread_guard.hpp"
 
 namespace ic::app {
 namespace {
+
+struct SendOptions {
+  std::string queue_url;
+  std::string file;           // JSONL bodies, sent as they are; empty: generate
+  int count = 0;              // generated unique charges
+  double duplicate_rate = 0;  // extra resends of generated charges, as a fraction of count
+  std::uint32_t seed = 1;
+  std::string id_prefix = "CHG";
+  std::string due_date = "2026-11-30";
+};
 
 constexpr int kSenderThreads = 4;
 constexpr std::array<std::string_view, 3> kChargeTypes = {"SMS_ALERT_FEE", "CHEQUE_BOOK_FEE",
@@ -84,8 +94,6 @@ class StderrThreadFailures final : public ThreadFailureObserver {
   }
 };
 
-}  // namespace
-
 int send(AwsStack& aws, const SendOptions& options) {
   std::mt19937 rng(options.seed);
   std::vector<std::string> bodies;
@@ -131,6 +139,47 @@ int send(AwsStack& aws, const SendOptions& options) {
   }
   std::cout << summary.dump() << "\n";
   return failed == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void add_send(CLI::App& app, SettingsSource& settings, int& exit_code) {
+  auto options = std::make_shared<SendOptions>();
+  auto* cmd = app.add_subcommand(
+      "send",
+      "Publish ChargeDueEvents: each line of a JSONL file, or generated charges with a "
+      "share re-sent under the same chargeId");
+  describe(*cmd,
+           "Examples:\n  charge-recovery send --queue-url $CHARGE_QUEUE_URL --file events.jsonl\n"
+           "  charge-recovery send --queue-url $CHARGE_QUEUE_URL --count 10000 "
+           "--duplicate-rate 0.3 --seed 7");
+  settings.add_flags(*cmd, kAwsSettings);
+  settings.add_flags(*cmd, {"CHARGE_QUEUE_URL"});
+  auto* file_opt = cmd->add_option("--file", options->file, "JSONL file of bodies");
+  cmd->add_option("--count", options->count, "generated unique charges")
+      ->check(CLI::Range(1, 10'000'000))
+      ->excludes(file_opt);
+  cmd->add_option("--duplicate-rate", options->duplicate_rate,
+                  "extra resends as a fraction of --count (0.3 = 30%)")
+      ->check(CLI::Range(0.0, 10.0));
+  cmd->add_option("--seed", options->seed, "random seed")->capture_default_str();
+  cmd->add_option("--id-prefix", options->id_prefix, "chargeId prefix")->capture_default_str();
+  cmd->add_option("--due-date", options->due_date, "dueDate of generated charges")
+      ->capture_default_str();
+  cmd->callback([&settings, &exit_code, options] {
+    auto queue = settings.http_url("CHARGE_QUEUE_URL");
+    if (!queue) {
+      exit_code = report(queue.error());
+      return;
+    }
+    if (options->file.empty() && options->count == 0) {
+      std::cerr << "send: give --file or --count\n";
+      exit_code = 2;
+      return;
+    }
+    options->queue_url = *queue;
+    exit_code = with_aws(settings, [&](AwsStack& aws) { return send(aws, *options); });
+  });
 }
 
 }  // namespace ic::app

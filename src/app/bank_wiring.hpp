@@ -1,4 +1,4 @@
-// `charge-recovery run`: wires the adapters into the service and consumes until SIGTERM/SIGINT.
+// The bank clients' shared wiring: `run` and `renotify` build them the same way.
 #pragma once
 
 #include <memory>
@@ -10,7 +10,7 @@
 namespace ic::app {
 
 // The bank answers in milliseconds; 10 s bounds a hung call well inside any sane lease, and a
-// timeout is safe to retry because the bank dedupes on chargeId. `renotify` uses it too.
+// timeout is safe to retry because the bank dedupes on chargeId.
 inline constexpr http::HttpTimeouts kBankTimeouts{.connect = std::chrono::seconds(2),
                                                   .total = std::chrono::seconds(10)};
 
@@ -18,8 +18,5 @@ inline constexpr http::HttpTimeouts kBankTimeouts{.connect = std::chrono::second
 // when the setting is empty (no Authorization header).
 [[nodiscard]] std::expected<std::unique_ptr<bank::BearerTokenFile>, ConfigError> open_token_file(
     std::string_view setting, const std::string& path);
-
-// Returns the exit code: 0 after a graceful shutdown, non-zero when start-up failed.
-[[nodiscard]] int run_consumer(const RunSettings& settings, const aws::EnvLookup& env);
 
 }  // namespace ic::app

@@ -1,6 +1,4 @@
-#include "app/run_command.hpp"
-
-#include <fmt/format.h>
+// run: the consumer, wired from the settings, until SIGTERM/SIGINT.
 #include <signal.h>
 
 #include <atomic>
@@ -10,9 +8,12 @@
 #include "adapters/bank_http/notification_client.hpp"
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "app/aws_stack.hpp"
+#include "app/bank_wiring.hpp"
+#include "app/cli_support.hpp"
 #include "app/health.hpp"
 #include "app/system_adapters.hpp"
-#include "app/telemetry.hpp"
+#include "app/telemetry/telemetry.hpp"
+#include "application/charge_event_decoder.hpp"
 #include "application/charge_message_handler.hpp"
 #include "consumer/listener_container.hpp"
 #include "core/time.hpp"
@@ -51,25 +52,13 @@ class ShutdownSignals {
   std::jthread waiter_;
 };
 
-// A configured token file must hold a usable token at start-up; later failures (a rotation
-// gone wrong) make calls DebitMisconfigured instead. nullptr when the setting is unset.
+// One line saying which start-up step failed; returns the exit code.
 int startup_failure(obs::Logger& log, std::string_view what, std::string_view detail) {
   log.error("start-up failed", {{"step", what}, {"detail", detail}});
   return 1;
 }
 
-}  // namespace
-
-std::expected<std::unique_ptr<bank::BearerTokenFile>, ConfigError> open_token_file(
-    std::string_view setting, const std::string& path) {
-  if (path.empty()) return nullptr;
-  auto token = std::make_unique<bank::BearerTokenFile>(path);
-  if (auto checked = token->current(); !checked) {
-    return std::unexpected(ConfigError{fmt::format("{}: {}", setting, checked.error())});
-  }
-  return token;
-}
-
+// Returns the exit code: 0 after a graceful shutdown, non-zero when start-up failed.
 int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   auto level = obs::parse_log_level(settings.log_level);
   if (!level) return report({"LOG_LEVEL: " + level.error()});
@@ -90,7 +79,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   obs::Logger log(*level);
   obs::MetricsRegistry metrics;
   Telemetry telemetry(log, metrics);
-  AwsStack aws(settings.aws, env, &telemetry);
+  AwsStack aws(settings.aws, env, &telemetry.aws);
 
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
                                            charge_table(settings.table, settings.retention));
@@ -102,12 +91,13 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   RandomTokens tokens;
   const std::string owner = worker_identity();
 
-  application::ChargeRecoveryService service(store, bank, notifier, clock, tokens, telemetry,
+  application::ChargeRecoveryService service(store, bank, notifier, clock, tokens,
+                                             telemetry.charges,
                                              {.lease = settings.lease, .owner = owner});
   const application::ChargeMessageHandler handler(service);
 
   RunHealth health(settings, aws, telemetry, clock);
-  obs::AdminServer admin(*admin_addr, metrics, &telemetry);
+  obs::AdminServer admin(*admin_addr, metrics, &telemetry.listener);
   health.add_checks(admin);
   if (auto started = admin.start(); !started) {
     return startup_failure(log, "admin server", started.error());
@@ -118,16 +108,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
       queue,
       [&](const consumer::Message& message, consumer::LeaseHeartbeat& heartbeat) {
         const MessageScope scope(message.message_id);
-        consumer::Disposition disposition =
-            handler.handle(message.body, message.receive_count, heartbeat);
-        if (const auto* dead = std::get_if<consumer::DeadLetter>(&disposition)) {
-          log.warn("dead-lettering", {{"messageId", message.message_id},
-                                      {"chargeId", dead->key},
-                                      {"failureReason", dead->reason},
-                                      {"failureDetail", dead->detail},
-                                      {"receiveCount", message.receive_count}});
-        }
-        return disposition;
+        return handler.handle(message.body, message.receive_count, heartbeat);
       },
       {.workers = static_cast<std::size_t>(settings.workers),
        .receivers = static_cast<std::size_t>(settings.receivers),
@@ -136,8 +117,9 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
        // (one lease from the receive) could lapse ahead of the heartbeat's first extension.
        .prefetch = consumer::kMaxReceiveMessages * static_cast<std::size_t>(settings.receivers),
        .prefetch_max_age = Millis{settings.lease} / 4,
-       .shutdown_grace = settings.shutdown_grace},
-      &telemetry);
+       .shutdown_grace = settings.shutdown_grace,
+       .key_attribute = std::string(application::kChargeIdField)},
+      &telemetry.listener);
   std::atomic<bool> signalled{false};
   signals.on_signal(
       [&](int signal) {
@@ -145,7 +127,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
         log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
         container.request_stop();
       },
-      telemetry);
+      telemetry.listener);
 
   log.info("consumer started", {{"owner", owner},
                                 {"queueUrl", settings.queue_url},
@@ -163,6 +145,33 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   }
   log.info("consumer stopped", {});
   return 0;
+}
+
+}  // namespace
+
+void add_run(CLI::App& app, SettingsSource& settings, int& exit_code) {
+  auto* cmd = app.add_subcommand("run", "Consume the charge queue until SIGTERM/SIGINT");
+  describe(
+      *cmd,
+      "Example:\n  AWS_REGION=ap-south-1 CHARGE_QUEUE_URL=https://sqs.../charge-due \\\n"
+      "  CHARGE_DLQ_URL=https://sqs.../charge-due-dlq IDEMPOTENCY_TABLE=charge-idempotency \\\n"
+      "  CORE_BANKING_URL=https://core.bank.internal NOTIFICATION_URL=https://notify.internal \\\n"
+      "  charge-recovery run --workers 32");
+  settings.add_flags(*cmd, kAwsSettings);
+  settings.add_flags(*cmd, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE",
+                            "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
+                            "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
+  settings.add_flags(*cmd, {"PROBE_INTERVAL_SECONDS", "RECEIVERS"});
+  settings.add_flags(*cmd, {"CORE_BANKING_TOKEN_FILE", "NOTIFICATION_TOKEN_FILE",
+                            "BANK_TLS_CERT_FILE", "BANK_TLS_KEY_FILE", "BANK_TLS_CA_FILE"});
+  cmd->callback([&settings, &exit_code] {
+    auto run_settings = load_run_settings(settings);
+    if (!run_settings) {
+      exit_code = report(run_settings.error());
+      return;
+    }
+    exit_code = run_consumer(*run_settings, settings.as_env());
+  });
 }
 
 }  // namespace ic::app

@@ -1,0 +1,75 @@
+// list: the command line and wiring; the rules are application/operations/list.cpp.
+#include "adapters/dynamodb/dynamodb_operator_store.hpp"
+#include "app/cli_support.hpp"
+#include "app/operator_ports.hpp"
+#include "app/time_arg.hpp"
+#include "application/operations/commands.hpp"
+
+namespace ic::app {
+namespace {
+
+struct ListState {
+  application::operations::ListRequest request;
+  std::string since;
+};
+
+}  // namespace
+
+void add_list(CLI::App& app, SettingsSource& settings, int& exit_code) {
+  auto state = std::make_shared<ListState>();
+  auto& request = state->request;
+  auto* cmd = app.add_subcommand(
+      "list",
+      "List the charges that need a person: FAILED or DEBITED_NOTIFICATION_FAILED (from "
+      "the sparse attention index), or IN_PROGRESS claims whose lease ended long ago");
+  describe(*cmd,
+           "One JSON line per record, then {\"event\":\"listed\",...}. IN_PROGRESS is a bounded "
+           "Scan (announced on stderr).\nExamples:\n"
+           "  charge-recovery list --status FAILED --since 7d\n"
+           "  charge-recovery list --status DEBITED_NOTIFICATION_FAILED --since 2026-11-30\n"
+           "  charge-recovery list --status IN_PROGRESS --older-than-leases 5");
+  settings.add_flags(*cmd, kAwsSettings);
+  settings.add_flags(*cmd, {"IDEMPOTENCY_TABLE", "LEASE_SECONDS", "RETENTION_DAYS"});
+  cmd->add_option("--status", request.status, "which charges")
+      ->required()
+      ->check(CLI::IsMember({"FAILED", "DEBITED_NOTIFICATION_FAILED", "IN_PROGRESS"}));
+  cmd->add_option("--since", state->since,
+                  "recorded at or after: YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ, or 90m / 24h / 7d ago");
+  cmd->add_option("--older-than-leases", request.older_than_leases,
+                  "IN_PROGRESS: lease ended more than this many leases ago")
+      ->check(CLI::Range(0, 1'000'000))
+      ->capture_default_str();
+  cmd->add_option("--scan-limit", request.scan_limit, "IN_PROGRESS: items the Scan reads at most")
+      ->check(CLI::Range(1, 100'000'000))
+      ->capture_default_str();
+  cmd->callback([&settings, &exit_code, state] {
+    auto table = table_and_retention(settings);
+    if (!table) {
+      exit_code = table.error();
+      return;
+    }
+    auto lease = settings.integer("LEASE_SECONDS", 1, 43'200);
+    if (!lease) {
+      exit_code = report(lease.error());
+      return;
+    }
+    auto& wanted = state->request;
+    if (!state->since.empty()) {
+      auto at = parse_since(state->since, real_clock().now());
+      if (!at) {
+        exit_code = report({"--since: " + at.error()});
+        return;
+      }
+      wanted.since = *at;
+    }
+    wanted.lease = std::chrono::seconds(*lease);
+    exit_code = with_aws(settings, [&](AwsStack& aws) {
+      dynamodb::DynamoDbOperatorStore operators(aws.dynamodb(),
+                                                charge_table(table->table, table->retention));
+      StdConsole console;
+      return application::operations::list(operators, real_clock(), console, wanted);
+    });
+  });
+}
+
+}  // namespace ic::app

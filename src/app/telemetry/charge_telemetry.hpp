@@ -1,0 +1,42 @@
+// What the charge service reports (application::ChargeObserver): claims, debits,
+// notifications and store writes, as log lines and metrics.
+#pragma once
+
+#include "application/charge_observer.hpp"
+#include "observability/json_log.hpp"
+#include "observability/metrics.hpp"
+#include "observability/readiness.hpp"
+
+namespace ic::app {
+
+// Thread-safety: every hook is called concurrently from workers; the logger and the metric
+// series are thread-safe. Ownership: borrows logger and registry, and the readiness it feeds.
+class ChargeTelemetry final : public application::ChargeObserver {
+ public:
+  ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+
+  // From now on store calls feed the "store" dependency. Call before any thread reports.
+  void feed(obs::Readiness& readiness) { readiness_ = &readiness; }
+
+  void claim_decided(const charge::Charge& c, const idem::ClaimResult& result) override;
+  void debit_finished(const charge::Charge& c, const charge::DebitResult& result) override;
+  void notification_finished(const charge::Charge& c,
+                             const charge::NotificationResult& result) override;
+  void store_failed(const charge::Charge& c, idem::StoreOperation operation,
+                    const Error& error) override;
+  void fenced(const charge::Charge& c, idem::StoreOperation operation,
+              std::string_view claim_token) override;
+  void recorded(const charge::Charge& c, idem::StoreOperation operation,
+                std::string_view claim_token) override;
+
+ private:
+  obs::Logger& log_;
+  obs::CounterFamily& claim_outcomes_;
+  obs::CounterFamily& debits_;
+  obs::CounterFamily& notifications_;
+  obs::CounterFamily& fenced_;
+  obs::CounterFamily& store_errors_;
+  obs::Readiness* readiness_ = nullptr;
+};
+
+}  // namespace ic::app

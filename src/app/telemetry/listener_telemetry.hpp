@@ -1,0 +1,60 @@
+// What the listener container reports (consumer::ListenerObserver): receives, dispositions,
+// dead-letter forwards, batches, heartbeats and shutdown, as log lines and metrics; and, as
+// the process's ThreadFailureObserver, every exception that reached a thread boundary.
+#pragma once
+
+#include "consumer/listener_observer.hpp"
+#include "observability/json_log.hpp"
+#include "observability/metrics.hpp"
+#include "observability/readiness.hpp"
+
+namespace ic::app {
+
+// Thread-safety: every hook is called concurrently from workers, receivers and timers; the
+// logger and the metric series are thread-safe. Ownership: borrows logger and registry, and
+// the readiness it feeds.
+class ListenerTelemetry final : public consumer::ListenerObserver {
+ public:
+  ListenerTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+
+  // From now on receives feed the "receive" dependency. Call before any thread reports.
+  void feed(obs::Readiness& readiness) { readiness_ = &readiness; }
+
+  void on_received(std::size_t count) override;
+  void on_receive_error(const Error& error, Millis delay) override;
+  void on_disposition(consumer::DispositionKind kind, std::string_view reason,
+                      Millis processing_time) override;
+  void on_dead_letter(const consumer::Message& message, const consumer::DeadLetter& dead) override;
+  void on_handler_error(std::string_view message_id, std::string_view what) override;
+  void on_dlq_send_failed(std::string_view message_id, const Error& error) override;
+  void on_dlq_copy_refused(std::string_view message_id, std::string_view next,
+                           const Error& error) override;
+  void on_dlq_attributes_dropped(std::string_view message_id,
+                                 std::span<const std::string> names) override;
+  void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
+                             const Error& error, bool final) override;
+  void on_heartbeat(std::string_view message_id, consumer::ClaimExtension extension) override;
+  void on_heartbeat_visibility_failed(std::string_view message_id, const Error& error) override;
+  void on_in_flight(std::size_t count) override;
+  void on_returned_unstarted(std::size_t count) override;
+  void on_grace_exceeded(std::size_t still_running) override;
+
+  // ThreadFailureObserver (through ListenerObserver): every thread boundary reports here.
+  void on_thread_exception(std::string_view thread, std::string_view what) noexcept override;
+
+ private:
+  obs::Logger& log_;
+  obs::CounterFamily& received_;
+  obs::CounterFamily& receive_errors_;
+  obs::CounterFamily& dispositions_;
+  obs::CounterFamily& dlq_forwards_;
+  obs::CounterFamily& dlq_attributes_dropped_;
+  obs::CounterFamily& batch_failures_;
+  obs::CounterFamily& heartbeats_;
+  obs::GaugeFamily& in_flight_;
+  obs::HistogramFamily& processing_;
+  obs::CounterFamily& thread_exceptions_;
+  obs::Readiness* readiness_ = nullptr;
+};
+
+}  // namespace ic::app

@@ -1,0 +1,50 @@
+// Turns what the service, the listener container, the AWS clients and readiness report into
+// JSON log lines and Prometheus metrics: one class per concern, sharing the logger and the
+// registry. The one place that knows metric names.
+//
+//   Telemetry telemetry(log, metrics);
+//   ChargeRecoveryService service(..., telemetry.charges, ...);
+//   ListenerContainer container(queue, handler, config, &telemetry.listener);
+#pragma once
+
+#include <string_view>
+
+#include "app/telemetry/aws_telemetry.hpp"
+#include "app/telemetry/charge_telemetry.hpp"
+#include "app/telemetry/health_telemetry.hpp"
+#include "app/telemetry/listener_telemetry.hpp"
+
+namespace ic::app {
+
+// Names the message being handled on this thread, so every log line of its handling carries
+// the messageId without threading it through the domain.
+class MessageScope {
+ public:
+  explicit MessageScope(std::string_view message_id);
+  ~MessageScope();
+  MessageScope(const MessageScope&) = delete;
+  MessageScope& operator=(const MessageScope&) = delete;
+  [[nodiscard]] static std::string_view current();
+};
+
+// Also registers ic_build_info and the process_* collector. Ownership: borrows logger and
+// registry; never moves (readiness and the clients keep pointers to its members).
+struct Telemetry {
+  Telemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+  Telemetry(const Telemetry&) = delete;
+  Telemetry& operator=(const Telemetry&) = delete;
+
+  // From now on receives feed the "receive" dependency and store calls the "store" one.
+  // Call before any thread reports.
+  void feed(obs::Readiness& readiness) {
+    charges.feed(readiness);
+    listener.feed(readiness);
+  }
+
+  ChargeTelemetry charges;
+  ListenerTelemetry listener;
+  AwsTelemetry aws;
+  HealthTelemetry health;
+};
+
+}  // namespace ic::app

@@ -1,0 +1,148 @@
+// redrive's run over the dead-letter port, without SQS: what moves and what is handed back,
+// that a message leaves the DLQ only after its copy was accepted, the dry run, --max, and a
+// failed send stopping the run.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <nlohmann/json.hpp>
+
+#include "application/operations/commands.hpp"
+#include "testing/fakes.hpp"
+
+namespace ic::application::operations {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+
+class StringConsole final : public Console {
+ public:
+  std::vector<std::string> results;
+  std::vector<std::string> notes;
+  void result(std::string_view line) override { results.emplace_back(line); }
+  void note(std::string_view line) override { notes.emplace_back(line); }
+  [[nodiscard]] nlohmann::json result_json(std::size_t i) const {
+    return nlohmann::json::parse(results.at(i));
+  }
+};
+
+// A DLQ that hands out its messages in order, each once per receive, and keeps what it is
+// told to delete or make visible again.
+class FakeDeadLetters final : public DeadLetterQueue {
+ public:
+  std::deque<consumer::Message> visible;
+  std::vector<std::string> deleted;
+  std::vector<std::string> handed_back;
+
+  std::expected<std::size_t, Error> visible_depth() override { return visible.size(); }
+  std::expected<std::vector<consumer::Message>, Error> receive(int max_messages,
+                                                               std::chrono::seconds) override {
+    std::vector<consumer::Message> out;
+    while (!visible.empty() && out.size() < static_cast<std::size_t>(max_messages)) {
+      out.push_back(visible.front());
+      visible.pop_front();
+    }
+    return out;
+  }
+  std::expected<consumer::BatchResult, Error> delete_batch(
+      std::span<const consumer::DeleteEntry> entries) override {
+    for (const auto& entry : entries) deleted.push_back(entry.message_id);
+    return consumer::BatchResult(entries.size());
+  }
+  std::expected<consumer::BatchResult, Error> change_visibility_batch(
+      std::span<const consumer::VisibilityEntry> entries) override {
+    for (const auto& entry : entries) handed_back.push_back(entry.message_id);
+    return consumer::BatchResult(entries.size());
+  }
+};
+
+class FakeSource final : public SourceQueue {
+ public:
+  std::vector<std::pair<std::string, consumer::MessageAttributes>> sent;
+  int fail_from = -1;  // the send with this index and later ones fail
+
+  std::expected<std::string, Error> send(std::string_view body,
+                                         const consumer::MessageAttributes& attributes) override {
+    if (fail_from >= 0 && static_cast<int>(sent.size()) >= fail_from) {
+      return std::unexpected(Error{.code = "InternalError", .message = "try later"});
+    }
+    sent.emplace_back(std::string(body), attributes);
+    return "copy-" + std::to_string(sent.size());
+  }
+};
+
+consumer::Message dead(std::string id, std::string reason = "") {
+  consumer::Message m{.message_id = id, .receipt_handle = "rh-" + id, .body = "body-" + id};
+  m.message_attributes["traceparent"] = {"String", "00-" + id};
+  if (!reason.empty()) {
+    m.message_attributes["failureReason"] = {"String", std::move(reason)};
+    m.message_attributes["chargeId"] = {"String", "CHG-" + id};
+  }
+  return m;
+}
+
+class RedriveTest : public ::testing::Test {
+ protected:
+  int run(const RedriveRequest& request) {
+    return redrive(dlq_, source_, clock_, console_, request);
+  }
+
+  FakeDeadLetters dlq_;
+  FakeSource source_;
+  testing::ManualClock clock_;
+  StringConsole console_;
+};
+
+TEST_F(RedriveTest, MovesWhatSqsDeadLetteredItselfWithItsProducerAttributesAndHandsBackTheRest) {
+  dlq_.visible = {dead("m1"), dead("m2", "PAYLOAD_MISMATCH"), dead("m3")};
+  EXPECT_EQ(run({}), 0);
+  ASSERT_EQ(source_.sent.size(), 2u);
+  EXPECT_EQ(source_.sent[0].first, "body-m1");
+  EXPECT_EQ(source_.sent[0].second,
+            (consumer::MessageAttributes{{"traceparent", {"String", "00-m1"}}}));
+  EXPECT_THAT(dlq_.deleted, ElementsAre("m1", "m3"));
+  EXPECT_THAT(dlq_.handed_back, ElementsAre("m2"));
+  ASSERT_EQ(console_.results.size(), 2u);
+  EXPECT_EQ(console_.result_json(0)["event"], "redrive summary");
+  EXPECT_EQ(console_.result_json(0)["dlqDepthAtStart"], 3);
+  EXPECT_EQ(console_.result_json(0)["byReason"]["PAYLOAD_MISMATCH"]["skipped"], 1);
+  EXPECT_EQ(console_.result_json(1), nlohmann::json::parse(R"({"event":"redriven","messages":2})"));
+}
+
+TEST_F(RedriveTest, ADryRunListsWhatWouldMoveAndMovesNothing) {
+  dlq_.visible = {dead("m1"), dead("m2", "PREVIOUSLY_FAILED")};
+  EXPECT_EQ(run({.dry_run = true}), 0);
+  EXPECT_THAT(source_.sent, IsEmpty());
+  EXPECT_THAT(dlq_.deleted, IsEmpty());
+  EXPECT_THAT(dlq_.handed_back, ElementsAre("m1", "m2"));
+  ASSERT_EQ(console_.results.size(), 4u);
+  EXPECT_EQ(console_.result_json(0)["event"], "would move");
+  EXPECT_EQ(console_.result_json(1)["event"], "would skip");
+  EXPECT_EQ(console_.result_json(1)["chargeId"], "CHG-m2");
+  EXPECT_EQ(console_.result_json(2)["dryRun"], true);
+  EXPECT_EQ(console_.result_json(3)["messages"], 0) << "a dry run moves nothing";
+}
+
+TEST_F(RedriveTest, MaxBoundsTheMessagesMovedAndTheRestIsHandedBack) {
+  dlq_.visible = {dead("m1"), dead("m2"), dead("m3")};
+  EXPECT_EQ(run({.max_messages = 2}), 0);
+  EXPECT_THAT(dlq_.deleted, ElementsAre("m1", "m2"));
+  EXPECT_THAT(dlq_.handed_back, ElementsAre("m3"));
+}
+
+TEST_F(RedriveTest, AFailedSendStopsTheRunAndTheMessageStaysInTheDlq) {
+  dlq_.visible = {dead("m1"), dead("m2")};
+  source_.fail_from = 1;
+  EXPECT_EQ(run({}), 1);
+  EXPECT_THAT(dlq_.deleted, ElementsAre("m1")) << "never deleted before its copy is accepted";
+  EXPECT_THAT(dlq_.handed_back, ElementsAre("m2"));
+  ASSERT_EQ(console_.notes.size(), 1u);
+  EXPECT_THAT(console_.notes[0], HasSubstr("redrive: send of m2 failed: InternalError"));
+  ASSERT_EQ(console_.results.size(), 1u) << "the summary, and no redriven line";
+  EXPECT_EQ(console_.result_json(0)["event"], "redrive summary");
+}
+
+}  // namespace
+}  // namespace ic::application::operations
