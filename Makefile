@@ -39,6 +39,17 @@ test: unit-test model-check system-test deploy-check
 deploy-check: build
 	deploy/check.sh
 
+# The OCI image without a container engine or a base image: the release binary's runtime rootfs
+# assembled by umoci into build/image/charge-recovery.oci.tar, with SBOMs (scripts/build-image.sh).
+# image-test packs the dev build instead and runs the unpacked image against the local stack.
+.PHONY: image image-test
+image: deps
+	scripts/build-image.sh
+
+image-test: build
+	IC_IMAGE_BINARY=build/dev/src/app/charge-recovery scripts/build-image.sh
+	IC_BUILD_DIR=$(CURDIR)/build/dev $(VENV_PY) -m pytest -q -p no:cacheprovider tests/deploy/test_oci_image.py
+
 # One clang-16 build, preset clang in build/clang, serves asan-test, clang-check and fuzz: every
 # target compiled once with ASan + UBSan (no recovery), libFuzzer's coverage and -Wthread-safety
 # -Wconversion. The unit tests link ASan + UBSan only; the fuzz targets link libFuzzer too.

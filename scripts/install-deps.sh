@@ -16,6 +16,8 @@ command -v npm >/dev/null || packages+=(npm)
 # make deploy-check: promtool (prometheus), systemd-analyze (systemd), and Go (golang-go, 1.19 on
 # Debian 12) to `go install` kubeconform and `go mod download` KEDA's CRDs.
 packages+=(prometheus systemd golang-go)
+# make image: umoci assembles the OCI image from the runtime rootfs (no engine, no base image).
+packages+=(umoci)
 missing=()
 for p in "${packages[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done
 if ((${#missing[@]})); then

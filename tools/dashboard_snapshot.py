@@ -97,6 +97,12 @@ def query_range(base: str, expr: str, start: float, end: float) -> list[dict[str
     return reply["data"]["result"]
 
 
+def as_queried(expr: str) -> str:
+    """The expression as Grafana sends it with the namespace and pod variables at "All" (the
+    local scrape has neither label; `=~".*"` matches a missing label too)."""
+    return expr.replace("$__rate_interval", RATE_INTERVAL).replace("$namespace", ".*").replace("$pod", ".*")
+
+
 def legend(template: str, labels: dict[str, str]) -> str:
     out = template
     for name, value in labels.items():
@@ -184,7 +190,7 @@ def main() -> int:
                 wait_until(lambda: time.time() >= start + second + 1, timeout=5, interval=0.05, description="next second")
             end = time.time()
             results = {
-                (p["id"], t["refId"]): query_range(base, t["expr"].replace("$__rate_interval", RATE_INTERVAL), start, end)
+                (p["id"], t["refId"]): query_range(base, as_queried(t["expr"]), start, end)
                 for p in panels
                 for t in p["targets"]
             }

@@ -11,7 +11,8 @@ import re
 
 from tools.local_stack.paths import REPO_ROOT
 
-_HISTOGRAM_SERIES = re.compile(r"_(bucket|sum|count)$")
+# Our histograms are the *_seconds metrics (ic_processing_seconds, ic_dependency_seconds).
+_HISTOGRAM_SERIES = re.compile(r"(?<=_seconds)_(bucket|sum|count)$")
 
 
 def metric_names(expr: str) -> set[str]:
@@ -19,7 +20,7 @@ def metric_names(expr: str) -> set[str]:
     (a histogram's _bucket/_sum/_count series as the histogram's name; recording rules such as
     ic:queue_messages:max are not metric names)."""
     names = set(re.findall(r"(?<![\w:])((?:ic|process|aws)_[a-z0-9_]+)\b", expr))
-    return {_HISTOGRAM_SERIES.sub("", n) if n.startswith("ic_processing_seconds") else n for n in names}
+    return {_HISTOGRAM_SERIES.sub("", n) if n.startswith("ic_") else n for n in names}
 
 
 def exported_names() -> set[str]:

@@ -50,6 +50,12 @@ AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
                       {.observer = observer}),
       probe_sqs_client_(probe_sqs_json_) {}
 
+std::string AwsStack::credential_source() {
+  auto credentials = credentials_->credentials();
+  if (!credentials) return "none: " + credentials.error().code;
+  return credentials_->active_provider().value_or("unknown");
+}
+
 dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retention) {
   return {.name = std::move(name),
           .retention = retention,

@@ -32,6 +32,11 @@ class AwsStack {
   aws::JsonClient& probe_dynamodb() { return probe_dynamodb_; }
   sqs::SqsClient& probe_sqs() { return probe_sqs_client_; }
 
+  // Which provider of the chain answers ("environment", "web-identity", "profile", "container",
+  // "imds"), or "none: <code>" when none does. It fetches the credentials once, as the first
+  // call would anyway (then they are cached); never prints a key.
+  [[nodiscard]] std::string credential_source();
+
  private:
   http::CurlHttpTransport transport_;
   std::unique_ptr<aws::CredentialsChain> credentials_;

@@ -1,10 +1,15 @@
 #include "app/cli.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <functional>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "app/cli_support.hpp"
 
@@ -24,6 +29,21 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
     add(app, settings, exit_code);
   }
 
+  // CLI11 reads an unknown first word as a stray positional and reports only that a subcommand
+  // is required: name the word and the choices instead.
+  if (argc > 1 && argv[1][0] != '-') {
+    const std::function<bool(const CLI::App*)> every;
+    std::vector<std::string> names;
+    for (const CLI::App* sub : std::as_const(app).get_subcommands(every)) {
+      names.push_back(sub->get_name());
+    }
+    if (std::ranges::find(names, std::string_view(argv[1])) == names.end()) {
+      std::cerr << fmt::format(
+          "usage error: unknown subcommand '{}'; choose one of: {} (see --help)\n", argv[1],
+          fmt::join(names, ", "));
+      return kConfigErrorExit;
+    }
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

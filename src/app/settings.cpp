@@ -46,7 +46,8 @@ constexpr std::array<SettingSpec, 23> kSettings = {{
     {"BANK_TLS_KEY_FILE", "--bank-tls-key-file", "PEM private key of BANK_TLS_CERT_FILE", ""},
     {"BANK_TLS_CA_FILE", "--bank-tls-ca-file",
      "PEM CA bundle that verifies the bank APIs (else the system store)", ""},
-    {"RECEIVERS", "--receivers", "concurrent long polls (default: WORKERS / 16, rounded up)", ""},
+    {"RECEIVERS", "--receivers", "concurrent long polls (default: WORKERS / 16, rounded up)", "",
+     true},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -78,9 +79,11 @@ void SettingsSource::add_flags(CLI::App& command, std::span<const std::string_vi
         std::string(spec->flag),
         [this, key = std::string(spec->env)](const std::string& value) { flags_[key] = value; },
         help);
-    // The integer settings are the ones with a numeric default: --help names them INT.
-    if (!spec->fallback.empty() &&
-        std::ranges::all_of(spec->fallback, [](char c) { return c >= '0' && c <= '9'; })) {
+    // The integer settings are the ones marked so or with a numeric default: --help names them
+    // INT.
+    if (spec->integer ||
+        (!spec->fallback.empty() &&
+         std::ranges::all_of(spec->fallback, [](char c) { return c >= '0' && c <= '9'; }))) {
       option->type_name("INT");
     }
   }

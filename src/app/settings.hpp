@@ -26,6 +26,7 @@ struct SettingSpec {
   std::string_view flag;  // e.g. --lease-seconds
   std::string_view help;
   std::string_view fallback;  // default, empty when the setting has none
+  bool integer = false;       // --help shows INT (also implied by a numeric default)
 };
 
 // The endpoint overrides, each checked at start-up. STS is among them: every subcommand signs

@@ -146,13 +146,13 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
                         },
                         [&](const DebitUnavailable&) {
                           heartbeat_scope.stop();
-                          return give_back(delivery, claim);
+                          return give_back(delivery, claim, "debit_unavailable");
                         },
                         // Never recorded FAILED: retried like an unavailable bank until the
                         // queue dead-letters it and an operator redrives it after the fix.
                         [&](const DebitMisconfigured&) {
                           heartbeat_scope.stop();
-                          return give_back(delivery, claim);
+                          return give_back(delivery, claim, "debit_misconfigured");
                         },
                     },
                     debit);
@@ -191,7 +191,8 @@ Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
                                        "bank refused the debit: " + rejected.code, claim.charge));
 }
 
-Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim) {
+Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim,
+                                             std::string_view reason) {
   // Releasing lets the redelivery reclaim at once; the bank dedupes the repeated debit.
   auto released = store_.release(claim.key, claim.token);
   if (!released) {
@@ -199,7 +200,7 @@ Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Cla
   } else if (*released == WriteOutcome::Fenced) {
     observer_.fenced(claim.charge, StoreOperation::Release, claim.token);
   }
-  return RetryLater{transient_backoff(delivery.receive_count), "debit_unavailable"};
+  return RetryLater{transient_backoff(delivery.receive_count), std::string(reason)};
 }
 
 Disposition ChargeRecoveryService::after_final_write(

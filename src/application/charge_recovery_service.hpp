@@ -65,7 +65,10 @@ class ChargeRecoveryService {
   consumer::Disposition record_debit(const Claim& claim, const charge::Debited& debited,
                                      const charge::NotificationResult& notified);
   consumer::Disposition record_rejection(const Claim& claim, const charge::DebitRejected& rejected);
-  consumer::Disposition give_back(const Delivery& delivery, const Claim& claim);
+  // `reason` labels the RetryLater: debit_unavailable, or debit_misconfigured (a 4xx such as a
+  // 404 from a wrong CORE_BANKING_URL path), which an operator fixes, not the bank.
+  consumer::Disposition give_back(const Delivery& delivery, const Claim& claim,
+                                  std::string_view reason);
   // Maps the outcome of complete/fail: written → `on_written`, fenced or failed → no ack.
   consumer::Disposition after_final_write(const Claim& claim, idem::StoreOperation operation,
                                           const std::expected<idem::WriteOutcome, Error>&,

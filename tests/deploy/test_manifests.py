@@ -6,6 +6,7 @@ settings on the local stack.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -27,9 +28,9 @@ def objects() -> list[dict[str, Any]]:
     return docs
 
 
-def the(kind: str) -> dict[str, Any]:
-    found = [o for o in objects() if o["kind"] == kind]
-    assert len(found) == 1, f"expected one {kind}, found {len(found)}"
+def the(kind: str, name: str = "charge-recovery") -> dict[str, Any]:
+    found = [o for o in objects() if o["kind"] == kind and (kind == "TriggerAuthentication" or o["metadata"]["name"] == name)]
+    assert len(found) == 1, f"expected one {kind} {name}, found {len(found)}"
     return found[0]
 
 
@@ -120,6 +121,33 @@ def test_the_replica_count_is_left_to_keda() -> None:
     # `kubectl apply -f deploy/k8s` must not scale a Deployment that KEDA scaled out back down.
     assert "replicas" not in the("Deployment")["spec"]
     assert the("ScaledObject")["spec"]["minReplicaCount"] >= 2
+
+
+def test_the_stale_claims_check_reads_the_consumer_settings_with_its_own_identity() -> None:
+    name = "charge-recovery-stale-claims"
+    cron = the("CronJob", name)["spec"]
+    pod = cron["jobTemplate"]["spec"]["template"]["spec"]
+    (c,) = pod["containers"]
+    assert c["args"][:3] == ["list", "--status", "IN_PROGRESS"] and "--fail-if-any" in c["args"]
+    assert c["image"] == container()["image"], "the same image as the consumer"
+    refs = {e["name"]: e["valueFrom"]["configMapKeyRef"] for e in c["env"]}
+    assert all(r["name"] == the("ConfigMap")["metadata"]["name"] and r["key"] == k for k, r in refs.items())
+    assert {"AWS_REGION", "IDEMPOTENCY_TABLE", "LEASE_SECONDS"} <= set(refs)
+    assert pod["serviceAccountName"] == the("ServiceAccount", name)["metadata"]["name"] != "charge-recovery"
+    assert pod["securityContext"] == the("Deployment")["spec"]["template"]["spec"]["securityContext"]
+    assert c["securityContext"] == container()["securityContext"]
+    assert the("NetworkPolicy", name)["spec"]["podSelector"]["matchLabels"] == pod_labels(cron)
+    assert cron["jobTemplate"]["spec"]["backoffLimit"] == 0 and cron["concurrencyPolicy"] == "Forbid"
+    # The alert's threshold (2100 s) outlasts two runs: one missed run is not an alert.
+    rules = (DEPLOY / "prometheus" / "alerts.yml").read_text()
+    assert f'kube_cronjob_status_last_successful_time{{cronjob="{name}"}} > 2100' in rules
+    assert cron["schedule"] == "*/15 * * * *"
+    policy = json.loads((DEPLOY / "iam-policy-stale-claims.json").read_text())
+    assert [s["Action"] for s in policy["Statement"]] == ["dynamodb:Scan"], "Scan only, no writes"
+
+
+def pod_labels(cron: dict[str, Any]) -> dict[str, str]:
+    return {"app.kubernetes.io/name": cron["jobTemplate"]["spec"]["template"]["metadata"]["labels"]["app.kubernetes.io/name"]}
 
 
 def test_pod_runs_as_the_image_user_without_privileges() -> None:

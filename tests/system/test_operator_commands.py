@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 from typing import Any
@@ -25,6 +26,8 @@ pytestmark = pytest.mark.timeout(180)
 NSF_ACCOUNT = "ACC-NSF-00000001"
 PERMANENT_FAILURES = {"ACC-NSF": "INSUFFICIENT_FUNDS"}
 DETERMINISTIC = ["PREVIOUSLY_FAILED", "PAYLOAD_MISMATCH", "INVALID_MESSAGE"]
+# The one form of every time a command prints (docs/design.md §5, Command line).
+ISO_MS = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 
 
 def json_lines(text: str) -> list[dict[str, Any]]:
@@ -100,7 +103,9 @@ def test_redrive_with_a_consumer_running_ends_and_moves_each_message_once(
     assert by_reason["PAYLOAD_MISMATCH"]["chargeId"] == ids["original"]
     assert by_reason["NONE"]["chargeId"] == ids["original"], "read from the body"
     assert all(line["ageSeconds"] >= 0 for line in listed)
-    assert event_line(dry.stdout, "redriven")["messages"] == 0
+    assert event_line(dry.stdout, "would redrive")["messages"] == 1
+    assert "redriven" not in dry.stdout and '"moved"' not in dry.stdout, "a dry run says what would move"
+    assert event_line(dry.stdout, "redrive summary")["byReason"]["NONE"] == {"wouldMove": 1, "wouldSkip": 0, "returned": 0}
     assert charge_stack.visible(charge_stack.dlq_url) == 4, "a dry run leaves every message visible"
     print("redrive --dry-run:\n" + dry.stdout)
 
@@ -336,7 +341,9 @@ def test_reopen_lets_a_failed_charge_be_debited_after_a_redrive(
     audit = json_lines(reopened.stdout)[0]["audit"]
     assert (audit["actor"], audit["action"], audit["reason"]) == ("ops-alice", "reopen", reason)
     status = json.loads(charge_stack.cli("status", event["chargeId"]).stdout)
-    assert status["state"] == "IN_PROGRESS" and status["leaseUntil"] == 0
+    assert status["state"] == "IN_PROGRESS" and status["leaseUntil"] == "1970-01-01T00:00:00.000Z"
+    assert all(ISO_MS.fullmatch(status[k]) for k in ("createdAt", "updatedAt", "expiresAt")), status
+    assert ISO_MS.fullmatch(status["audit"][0]["at"]), "one time format everywhere a person reads"
     assert "status" not in status and "failureReason" not in status
     assert status["payloadHash"] == failed["payloadHash"]
     assert [(a["actor"], a["action"], a["reason"]) for a in status["audit"]] == [("ops-alice", "reopen", reason)]

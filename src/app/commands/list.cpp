@@ -27,7 +27,7 @@ void add_list(CLI::App& app, SettingsSource& settings, int& exit_code) {
            "Scan (announced on stderr).\nExamples:\n"
            "  charge-recovery list --status FAILED --since 7d\n"
            "  charge-recovery list --status DEBITED_NOTIFICATION_FAILED --since 2026-11-30\n"
-           "  charge-recovery list --status IN_PROGRESS --older-than-leases 5");
+           "  charge-recovery list --status IN_PROGRESS --older-than-leases 5 --fail-if-any");
   settings.add_flags(*cmd, kAwsSettings);
   settings.add_flags(*cmd, {"IDEMPOTENCY_TABLE", "LEASE_SECONDS", "RETENTION_DAYS"});
   cmd->add_option("--status", request.status, "which charges")
@@ -39,6 +39,8 @@ void add_list(CLI::App& app, SettingsSource& settings, int& exit_code) {
                   "IN_PROGRESS: lease ended more than this many leases ago")
       ->check(CLI::Range(0, 1'000'000))
       ->capture_default_str();
+  cmd->add_flag("--fail-if-any", request.fail_if_any,
+                "exit 6 when any record is listed (a scheduled check: the stale-claims CronJob)");
   cmd->add_option("--scan-limit", request.scan_limit, "IN_PROGRESS: items the Scan reads at most")
       ->check(CLI::Range(1, 100'000'000))
       ->capture_default_str();

@@ -11,7 +11,9 @@
 #include "app/bank_wiring.hpp"
 #include "app/cli_support.hpp"
 #include "app/health.hpp"
+#include "app/startup_summary.hpp"
 #include "app/system_adapters.hpp"
+#include "app/telemetry/dependency_timing.hpp"
 #include "app/telemetry/telemetry.hpp"
 #include "application/charge_event_decoder.hpp"
 #include "application/charge_message_handler.hpp"
@@ -59,7 +61,8 @@ int startup_failure(obs::Logger& log, std::string_view what, std::string_view de
 }
 
 // Returns the exit code: 0 after a graceful shutdown, non-zero when start-up failed.
-int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
+int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
+                 const std::string& non_default) {
   auto level = obs::parse_log_level(settings.log_level);
   if (!level) return report({"LOG_LEVEL: " + level.error()});
   auto admin_addr = obs::parse_host_port(settings.admin_addr);
@@ -87,11 +90,17 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   http::CurlHttpTransport bank_transport(settings.bank_auth.bank_tls);
   bank::CoreBankingClient bank(bank_transport, *bank_endpoint, bank_token->get());
   bank::NotificationClient notifier(bank_transport, *notify_endpoint, notify_token->get());
+  // Every call to a dependency is timed (ic_dependency_seconds, dependency_timing.hpp).
+  DependencyTimings timings(metrics);
+  TimedStore timed_store(store, timings);
+  TimedQueue timed_queue(queue, timings);
+  TimedDebit timed_bank(bank, timings);
+  TimedNotification timed_notifier(notifier, timings);
   const Clock& clock = real_clock();
   RandomTokens tokens;
   const std::string owner = worker_identity();
 
-  application::ChargeRecoveryService service(store, bank, notifier, clock, tokens,
+  application::ChargeRecoveryService service(timed_store, timed_bank, timed_notifier, clock, tokens,
                                              telemetry.charges,
                                              {.lease = settings.lease, .owner = owner});
   const application::ChargeMessageHandler handler(service);
@@ -105,7 +114,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   health.start_probing();
 
   consumer::ListenerContainer container(
-      queue,
+      timed_queue,
       [&](const consumer::Message& message, consumer::LeaseHeartbeat& heartbeat) {
         const MessageScope scope(message.message_id);
         return handler.handle(message.body, message.receive_count, heartbeat);
@@ -129,12 +138,24 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
       },
       telemetry.listener);
 
-  log.info("consumer started", {{"owner", owner},
-                                {"queueUrl", settings.queue_url},
-                                {"table", settings.table},
-                                {"workers", settings.workers},
-                                {"leaseSeconds", settings.lease.count()},
-                                {"adminPort", admin.port()}});
+  // Where this consumer talks to and how it was configured (startup_summary.hpp); never a secret.
+  // (awsIdentitySource: a key with "credential" in it would be redacted by the logger.)
+  log.info("consumer started",
+           {{"owner", owner},
+            {"queueUrl", settings.queue_url},
+            {"table", settings.table},
+            {"workers", settings.workers},
+            {"receivers", settings.receivers},
+            {"leaseSeconds", settings.lease.count()},
+            {"adminPort", admin.port()},
+            {"region", settings.aws.region},
+            {"sqsEndpoint", settings.aws.sqs_endpoint},
+            {"dynamodbEndpoint", settings.aws.dynamodb_endpoint},
+            {"stsEndpoint", aws::resolve_endpoint("sts", settings.aws.region, env)},
+            {"coreBankingUrl", mask_url_user_info(settings.core_banking_url)},
+            {"notificationUrl", mask_url_user_info(settings.notification_url)},
+            {"awsIdentitySource", aws.credential_source()},
+            {"nonDefaultSettings", non_default}});
   container.run();
   health.stop_probing();
   admin.stop();
@@ -170,7 +191,7 @@ void add_run(CLI::App& app, SettingsSource& settings, int& exit_code) {
       exit_code = report(run_settings.error());
       return;
     }
-    exit_code = run_consumer(*run_settings, settings.as_env());
+    exit_code = run_consumer(*run_settings, settings.as_env(), non_default_settings(settings));
   });
 }
 

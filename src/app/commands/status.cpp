@@ -4,6 +4,7 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "app/cli_support.hpp"
+#include "application/operations/report.hpp"
 
 namespace ic::app {
 namespace {
@@ -13,10 +14,6 @@ struct StatusOptions {
   std::string charge_id;
   std::chrono::seconds retention{30 * 24 * 3600};
 };
-
-std::int64_t epoch_ms(Instant t) {
-  return t.time_since_epoch().count();
-}
 
 int status(AwsStack& aws, const StatusOptions& options) {
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
@@ -39,17 +36,18 @@ int status(AwsStack& aws, const StatusOptions& options) {
         std::pair{"claimToken", &r.claim_token}, std::pair{"payloadHash", &r.payload_hash}}) {
     if (!value->empty()) out[name] = *value;
   }
-  out["leaseUntil"] = epoch_ms(r.lease_until);
-  out["createdAt"] = epoch_ms(r.created_at);
-  out["updatedAt"] = epoch_ms(r.updated_at);
-  if (r.completed_at) out["completedAt"] = epoch_ms(*r.completed_at);
-  out["expiresAt"] = r.expires_at_epoch_seconds;
+  out["leaseUntil"] = application::operations::iso(r.lease_until);
+  out["createdAt"] = application::operations::iso(r.created_at);
+  out["updatedAt"] = application::operations::iso(r.updated_at);
+  if (r.completed_at) out["completedAt"] = application::operations::iso(*r.completed_at);
+  out["expiresAt"] =
+      application::operations::iso(Instant{std::chrono::seconds(r.expires_at_epoch_seconds)});
   // The kept payload holds the full account number: only its presence is shown.
   if (!r.payload.empty()) out["payloadKept"] = true;
   if (!r.audit.empty()) {
     out["audit"] = nlohmann::json::array();
     for (const idem::AuditEntry& entry : r.audit) {
-      out["audit"].push_back({{"at", epoch_ms(entry.at)},
+      out["audit"].push_back({{"at", application::operations::iso(entry.at)},
                               {"actor", entry.actor},
                               {"action", entry.action},
                               {"reason", entry.reason}});

@@ -1,5 +1,7 @@
 #include "app/telemetry/aws_telemetry.hpp"
 
+#include <fmt/format.h>
+
 namespace ic::app {
 
 AwsTelemetry::AwsTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
@@ -13,11 +15,15 @@ void AwsTelemetry::on_attempt(const aws::AttemptEvent& event) {
   aws_requests_.with({event.service, event.operation, event.result}).inc();
   if (event.will_retry) {
     aws_retries_.with({event.service, event.operation}).inc();
-    log_.warn("AWS call will be retried", {{"service", event.service},
-                                           {"operation", event.operation},
-                                           {"attempt", event.attempt},
-                                           {"result", event.result},
-                                           {"httpStatus", event.http_status}});
+    const std::string key = fmt::format("{}/{}/{}", event.service, event.operation, event.result);
+    if (const auto held = retry_warnings_.admit(key)) {
+      log_.warn("AWS call will be retried", {{"service", event.service},
+                                             {"operation", event.operation},
+                                             {"attempt", event.attempt},
+                                             {"result", event.result},
+                                             {"httpStatus", event.http_status},
+                                             {"suppressed", *held}});
+    }
   }
 }
 

@@ -5,6 +5,7 @@
 #include "aws/json_client.hpp"
 #include "observability/json_log.hpp"
 #include "observability/metrics.hpp"
+#include "observability/repeat_limiter.hpp"
 
 namespace ic::app {
 
@@ -20,6 +21,9 @@ class AwsTelemetry final : public aws::JsonClientObserver {
   obs::Logger& log_;
   obs::CounterFamily& aws_requests_;
   obs::CounterFamily& aws_retries_;
+  // One "will be retried" line per service, operation and result per window, with the count
+  // held back: an unreachable endpoint retries every call.
+  obs::RepeatLimiter retry_warnings_{obs::kRepeatWindow};
 };
 
 }  // namespace ic::app

@@ -27,11 +27,14 @@ void ListenerTelemetry::on_received(std::size_t count) {
 
 void ListenerTelemetry::on_receive_error(const Error& error, Millis delay) {
   receive_errors_.with({error.code}).inc();
-  log_.warn("receive failed; backing off", {{"code", error.code},
-                                            {"class", to_string(error.error_class)},
-                                            {"detail", error.message},
-                                            {"ambiguous", error.ambiguous},
-                                            {"backoffMs", delay.count()}});
+  if (const auto held = receive_warnings_.admit(error.code)) {
+    log_.warn("receive failed; backing off", {{"code", error.code},
+                                              {"class", to_string(error.error_class)},
+                                              {"detail", error.message},
+                                              {"ambiguous", error.ambiguous},
+                                              {"backoffMs", delay.count()},
+                                              {"suppressed", *held}});
+  }
   if (readiness_) readiness_->failed("receive", error);
 }
 

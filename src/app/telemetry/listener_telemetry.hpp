@@ -7,6 +7,7 @@
 #include "observability/json_log.hpp"
 #include "observability/metrics.hpp"
 #include "observability/readiness.hpp"
+#include "observability/repeat_limiter.hpp"
 
 namespace ic::app {
 
@@ -55,6 +56,9 @@ class ListenerTelemetry final : public consumer::ListenerObserver {
   obs::HistogramFamily& processing_;
   obs::CounterFamily& thread_exceptions_;
   obs::Readiness* readiness_ = nullptr;
+  // "receive failed" repeats on every backoff while SQS is unreachable: once per window per
+  // error code, with the count held back (the counter above still counts each).
+  obs::RepeatLimiter receive_warnings_{obs::kRepeatWindow};
 };
 
 }  // namespace ic::app

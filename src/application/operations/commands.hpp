@@ -25,6 +25,9 @@ namespace ic::application::operations {
 inline constexpr int kNoRecordExit = 3;
 inline constexpr int kRefusedExit = 4;  // wrong state, or the record changed (a race)
 inline constexpr int kNotificationFailedExit = 5;
+// `list --fail-if-any` listed at least one record: for a scheduled check (the stale-claims
+// CronJob), whose failure is what an alert watches.
+inline constexpr int kFoundExit = 6;
 
 struct ListRequest {
   std::string status;  // FAILED, DEBITED_NOTIFICATION_FAILED or IN_PROGRESS
@@ -32,6 +35,7 @@ struct ListRequest {
   std::chrono::seconds lease{60};
   int older_than_leases = 2;  // IN_PROGRESS: the lease ended longer ago than this many leases
   int scan_limit = 100'000;   // IN_PROGRESS: items the Scan reads at most
+  bool fail_if_any = false;   // exit kFoundExit when any record is listed
 };
 // One JSON line per record (never the kept payload: it holds the full account number), then
 // {"event":"listed",...}.

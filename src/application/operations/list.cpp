@@ -26,8 +26,8 @@ nlohmann::json list_line(const idem::ClaimRecord& r) {
   return out;
 }
 
-int list_attention(idem::OperatorStore& store, Console& console, const ListRequest& request) {
-  std::size_t count = 0;
+int list_attention(idem::OperatorStore& store, Console& console, const ListRequest& request,
+                   std::size_t& count) {
   std::string cursor;
   do {
     auto page = store.needing_attention(request.status, request.since, cursor);
@@ -46,7 +46,7 @@ int list_attention(idem::OperatorStore& store, Console& console, const ListReque
 // Claims in progress have no index (a healthy claim must not pay an index write), so they are
 // found by a Scan: bounded, paginated, and announced.
 int list_stale_in_progress(idem::OperatorStore& store, const Clock& clock, Console& console,
-                           const ListRequest& request) {
+                           const ListRequest& request, std::size_t& count) {
   const Instant stale_before = clock.now() - request.lease * request.older_than_leases;
   console.note(
       nlohmann::json{{"event", "warning"},
@@ -54,7 +54,6 @@ int list_stale_in_progress(idem::OperatorStore& store, const Clock& clock, Conso
                                             "index, by design), reading at most {} items",
                                             request.scan_limit)}}
           .dump());
-  std::size_t count = 0;
   int budget = request.scan_limit;
   std::string cursor;
   do {
@@ -86,10 +85,15 @@ int list_stale_in_progress(idem::OperatorStore& store, const Clock& clock, Conso
 
 int list(idem::OperatorStore& operators, const Clock& clock, Console& console,
          const ListRequest& request) {
-  if (request.status == idem::to_string(idem::ClaimState::InProgress)) {
-    return list_stale_in_progress(operators, clock, console, request);
+  std::size_t count = 0;
+  const int code = request.status == idem::to_string(idem::ClaimState::InProgress)
+                       ? list_stale_in_progress(operators, clock, console, request, count)
+                       : list_attention(operators, console, request, count);
+  if (code == 0 && request.fail_if_any && count > 0) {
+    console.note(fmt::format("list: {} {} record(s) found (--fail-if-any)", count, request.status));
+    return kFoundExit;
   }
-  return list_attention(operators, console, request);
+  return code;
 }
 
 }  // namespace ic::application::operations

@@ -114,11 +114,13 @@ int redrive(DeadLetterQueue& dlq, SourceQueue& source, const Clock& clock, Conso
   console.result(nlohmann::json{{"event", "redrive summary"},
                                 {"dryRun", request.dry_run},
                                 {"dlqDepthAtStart", *depth},
-                                {"byReason", ledger.summary()}}
+                                {"byReason", ledger.summary(request.dry_run)}}
                      .dump());
   if (failed) return 1;
-  const std::size_t moved = request.dry_run ? 0 : ledger.moved_count();
-  console.result(nlohmann::json{{"event", "redriven"}, {"messages", moved}}.dump());
+  // A dry run moved nothing: it says how many a run would move, under its own event name.
+  console.result(nlohmann::json{{"event", request.dry_run ? "would redrive" : "redriven"},
+                                {"messages", ledger.moved_count()}}
+                     .dump());
   return 0;
 }
 

@@ -62,11 +62,12 @@ std::size_t RedriveLedger::moved_count() const {
   return total;
 }
 
-nlohmann::json RedriveLedger::summary() const {
+nlohmann::json RedriveLedger::summary(bool dry_run) const {
   nlohmann::json out = nlohmann::json::object();
   for (const auto& [reason, counts] : by_reason_) {
-    out[reason] = {
-        {"moved", counts.moved}, {"skipped", counts.skipped}, {"returned", counts.returned}};
+    out[reason] = {{dry_run ? "wouldMove" : "moved", counts.moved},
+                   {dry_run ? "wouldSkip" : "skipped", counts.skipped},
+                   {"returned", counts.returned}};
   }
   return out;
 }

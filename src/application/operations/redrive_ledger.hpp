@@ -48,9 +48,9 @@ class RedriveLedger {
   // The budget is spent: every message that was in the DLQ at the start has been examined.
   [[nodiscard]] bool exhausted() const { return examined_ >= rules_.budget; }
 
-  // {"<reason>": {"moved": n, "skipped": n, "returned": n}, ...}; under a dry run "moved"
-  // counts what would move.
-  [[nodiscard]] nlohmann::json summary() const;
+  // {"<reason>": {"moved": n, "skipped": n, "returned": n}, ...}; a dry run, which moves
+  // nothing, names its counts for what a run would do: {"wouldMove", "wouldSkip", "returned"}.
+  [[nodiscard]] nlohmann::json summary(bool dry_run = false) const;
   [[nodiscard]] std::size_t moved_count() const;
 
  private:

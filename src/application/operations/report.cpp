@@ -1,6 +1,5 @@
 #include "application/operations/report.hpp"
 
-#include <fmt/chrono.h>
 #include <fmt/format.h>
 
 #include "application/operations/commands.hpp"
@@ -8,7 +7,15 @@
 namespace ic::application::operations {
 
 std::string iso(Instant t) {
-  return fmt::format("{:%FT%TZ}", std::chrono::floor<std::chrono::seconds>(t));
+  // By hand: fmt 9 drops the milliseconds of a time point's %T.
+  using namespace std::chrono;
+  const auto day = floor<days>(t);
+  const year_month_day date{day};
+  const hh_mm_ss time{t - day};
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", static_cast<int>(date.year()),
+                     static_cast<unsigned>(date.month()), static_cast<unsigned>(date.day()),
+                     time.hours().count(), time.minutes().count(), time.seconds().count(),
+                     time.subseconds().count());
 }
 
 nlohmann::json audit_json(const idem::AuditEntry& entry) {

@@ -14,7 +14,8 @@
 
 namespace ic::application::operations {
 
-// "2026-11-30T08:15:00Z"
+// "2026-11-30T08:15:00.123Z": ISO-8601 UTC with milliseconds, like the log lines' "ts"; the one
+// form of every time a command prints for a person (status, list, reopen, renotify, redrive).
 [[nodiscard]] std::string iso(Instant t);
 [[nodiscard]] nlohmann::json audit_json(const idem::AuditEntry& entry);
 // "<command>: <code> <message>" as a note; returns 1.

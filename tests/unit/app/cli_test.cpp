@@ -57,6 +57,14 @@ TEST(CliTest, AMissingSubcommandIsOneLineAndExitTwo) {
   EXPECT_EQ(lines(r.err), 1u) << r.err;
 }
 
+TEST(CliTest, AnUnknownSubcommandIsNamedWithTheChoices) {
+  const Ran r = run({"bogus", "--table", "t"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_THAT(r.err, StartsWith("usage error: unknown subcommand 'bogus'; choose one of: run, "));
+  EXPECT_THAT(r.err, HasSubstr("redrive"));
+  EXPECT_EQ(lines(r.err), 1u) << r.err;
+}
+
 TEST(CliTest, VersionOnTheBinaryAndOnEverySubcommand) {
   const std::string expected =
       "charge-recovery " + std::string(kVersion) + " (commit " + std::string(kCommit) + ")";
@@ -77,8 +85,9 @@ TEST(CliTest, VersionOnTheBinaryAndOnEverySubcommand) {
 
 TEST(CliTest, IntegerFlagsAreShownAsNumbersInHelp) {
   const Ran help = run({"run", "--help"});
-  for (const char* flag : {"--lease-seconds INT", "--workers INT", "--retention-days INT",
-                           "--shutdown-grace-seconds INT"}) {
+  for (const char* flag :
+       {"--lease-seconds INT", "--workers INT", "--retention-days INT",
+        "--shutdown-grace-seconds INT", "--receivers INT", "--probe-interval-seconds INT"}) {
     EXPECT_THAT(help.out, HasSubstr(flag));
   }
   EXPECT_THAT(help.out, HasSubstr("--table TEXT"));

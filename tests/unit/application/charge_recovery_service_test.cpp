@@ -165,11 +165,12 @@ TEST_F(ServiceFixture, TransientDebitFailureReleasesAndTheNextDeliveryReclaimsAt
 // docs/design.md §5: our request or configuration is wrong, not the charge, so it is never
 // recorded FAILED; it is given back and retried like an unavailable bank.
 TEST_F(ServiceFixture, MisconfiguredDebitIsNeverFinalAndReleasesLikeATransientFailure) {
-  bank.script(charge.id.value(), {charge::DebitMisconfigured{"bank answered HTTP 400"}});
+  bank.script(charge.id.value(), {charge::DebitMisconfigured{"bank answered HTTP 404"}});
   const consumer::Disposition d = deliver(charge, "hash-1", 3);
   const auto* retry = std::get_if<consumer::RetryLater>(&d);
   ASSERT_NE(retry, nullptr);
-  EXPECT_EQ(retry->reason, "debit_unavailable");
+  EXPECT_EQ(retry->reason, "debit_misconfigured")
+      << "a wrong URL path is ours to fix, not an outage";
   EXPECT_EQ(retry->after, service.transient_backoff(3));
   EXPECT_EQ(record().state, idem::ClaimState::InProgress) << "never recorded FAILED";
   EXPECT_EQ(record().lease_until, Instant{}) << "the claim is given back";

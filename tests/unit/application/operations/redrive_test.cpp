@@ -122,7 +122,12 @@ TEST_F(RedriveTest, ADryRunListsWhatWouldMoveAndMovesNothing) {
   EXPECT_EQ(console_.result_json(1)["event"], "would skip");
   EXPECT_EQ(console_.result_json(1)["chargeId"], "CHG-m2");
   EXPECT_EQ(console_.result_json(2)["dryRun"], true);
-  EXPECT_EQ(console_.result_json(3)["messages"], 0) << "a dry run moves nothing";
+  EXPECT_EQ(console_.result_json(2)["byReason"],
+            nlohmann::json::parse(R"({"NONE":{"wouldMove":1,"wouldSkip":0,"returned":0},
+                                      "PREVIOUSLY_FAILED":{"wouldMove":0,"wouldSkip":1,"returned":0}})"))
+      << "a dry run moves nothing: its counts say what would";
+  EXPECT_EQ(console_.result_json(3),
+            nlohmann::json::parse(R"({"event":"would redrive","messages":1})"));
 }
 
 TEST_F(RedriveTest, MaxBoundsTheMessagesMovedAndTheRestIsHandedBack) {
