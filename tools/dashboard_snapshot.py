@@ -122,9 +122,18 @@ def plot(panels: list[dict[str, Any]], results: dict[tuple[int, str], list[dict[
         ax.set_title(panel["title"], fontsize=11, loc="left")
         series = [(t, s) for t in panel["targets"] for s in results[(panel["id"], t["refId"])]]
         if not series:
-            missing = set().union(*(metric_names(t["expr"]) for t in panel["targets"])) - exported
+            used = set().union(*(metric_names(t["expr"]) for t in panel["targets"]))
+            missing = used - exported
+            external = {n for n in missing if n.startswith("aws_")}
             # Labelled counters appear at their first event: no series of an exported one means none.
-            note = f"not exported by this build: {', '.join(sorted(missing))}" if missing else "no events in this run"
+            if external:
+                note = "from the CloudWatch exporter (not run here)"
+            elif missing:
+                note = f"not exported by this build: {', '.join(sorted(missing))}"
+            elif not used:
+                note = "from node_exporter, not run here"
+            else:
+                note = "no events in this run"
             ax.text(0.5, 0.5, note, ha="center", va="center", color="grey", transform=ax.transAxes, wrap=True)
             ax.set_xticks([])
             ax.set_yticks([])
