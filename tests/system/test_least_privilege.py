@@ -33,6 +33,7 @@ import copy
 import json
 import re
 import string
+import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ from tools.local_stack.processes import ProcessManager
 
 POLICY = REPO_ROOT / "deploy" / "iam-policy.json"
 OPERATOR_POLICY = REPO_ROOT / "deploy" / "iam-policy-operator.json"
+STALE_CLAIMS_POLICY = REPO_ROOT / "deploy" / "iam-policy-stale-claims.json"
 RUN_ACTIONS = [
     "sqs:ReceiveMessage",
     "sqs:DeleteMessage",
@@ -525,6 +527,28 @@ def test_operator_commands_work_with_the_operator_policy(
     assert world.stack.record(unnotified)["status"] == "DEBITED"
     assert world.stack.record(nsf)["state"] in ("IN_PROGRESS", "DONE", "FAILED")
     assert json.loads(runs["redrive"].stdout.splitlines()[-1])["messages"] == 1
+
+
+def test_the_stale_claims_check_works_with_its_scan_only_policy(world: World, fake_bank: FakeBank) -> None:
+    """deploy/k8s/stale-claims-cronjob.yaml's command under deploy/iam-policy-stale-claims.json:
+    a stale IN_PROGRESS claim makes it exit 6 (the Job fails, the alert fires), and the role
+    can read nothing else."""
+    checker = create_user(world.iam, f"stale-claims-{uuid.uuid4().hex[:8]}", render(STALE_CLAIMS_POLICY, world.names))
+    check = ["list", "--status", "IN_PROGRESS", "--older-than-leases", "5", "--fail-if-any"]
+    clean = operator_cli(world, checker, fake_bank, *check)
+    assert "AccessDenied" not in clean.stderr, clean.stderr
+    stale = new_id("stale-claim")
+    long_ago = str(int(time.time() * 1000) - 3_600_000)
+    world.stack.dynamodb.put_item(TableName=world.names["IDEMPOTENCY_TABLE"], Item={
+        "pk": {"S": stale}, "state": {"S": "IN_PROGRESS"}, "leaseUntil": {"N": long_ago}, "updatedAt": {"N": long_ago},
+        "createdAt": {"N": long_ago}, "fence": {"N": "1"}, "owner": {"S": "crashed-pod"}, "claimToken": {"S": "t"},
+        "payloadHash": {"S": "h"}, "expiresAt": {"N": str(int(time.time()) + 86_400)}})
+    found = operator_cli(world, checker, fake_bank, *check)
+    assert found.returncode == 6, found.stderr
+    assert stale in found.stdout and "AccessDenied" not in found.stderr
+    denied = operator_cli(world, checker, fake_bank, "status", stale)
+    assert denied.returncode == 1 and "AccessDenied" in denied.stderr, "GetItem is not the check's"
+    world.stack.dynamodb.delete_item(TableName=world.names["IDEMPOTENCY_TABLE"], Key={"pk": {"S": stale}})
 
 
 # What each action added for the operator commands does; without it that command fails (or,
