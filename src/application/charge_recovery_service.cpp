@@ -9,21 +9,21 @@
 namespace ic::application {
 namespace {
 
-using charge::Charge;
-using charge::Debited;
-using charge::DebitMisconfigured;
-using charge::DebitRejected;
-using charge::DebitUnavailable;
-using charge::NotificationResult;
-using charge::NotificationSent;
-using charge::to_string;
 using consumer::Ack;
 using consumer::DeadLetter;
 using consumer::Disposition;
 using consumer::RetryLater;
-using idem::ClaimOutcome;
-using idem::StoreOperation;
-using idem::WriteOutcome;
+using domain::Charge;
+using domain::Debited;
+using domain::DebitMisconfigured;
+using domain::DebitRejected;
+using domain::DebitUnavailable;
+using domain::NotificationResult;
+using domain::NotificationSent;
+using domain::to_string;
+using idempotency::ClaimOutcome;
+using idempotency::StoreOperation;
+using idempotency::WriteOutcome;
 
 // Stops the heartbeat on every path out of the effect, before the final write.
 class HeartbeatScope {
@@ -47,10 +47,10 @@ DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge
 
 }  // namespace
 
-ChargeRecoveryService::ChargeRecoveryService(idem::IdempotencyStore& store,
-                                             charge::AccountDebitPort& bank,
-                                             charge::NotificationPort& notifier, const Clock& clock,
-                                             charge::TokenSource& tokens, ChargeObserver& observer,
+ChargeRecoveryService::ChargeRecoveryService(idempotency::IdempotencyStore& store,
+                                             domain::AccountDebitPort& bank,
+                                             domain::NotificationPort& notifier, const Clock& clock,
+                                             domain::TokenSource& tokens, ChargeObserver& observer,
                                              ServiceConfig config)
     : store_(store),
       bank_(bank),
@@ -87,8 +87,8 @@ Disposition ChargeRecoveryService::handle(const Delivery& delivery,
 }
 
 Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
-                                              const idem::ClaimResult& result) const {
-  const idem::ClaimRecord& record = result.record;
+                                              const idempotency::ClaimResult& result) const {
+  const idempotency::ClaimRecord& record = result.record;
   switch (result.outcome) {
     case ClaimOutcome::DuplicateDone:
       return Ack{};
@@ -100,11 +100,11 @@ Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
                                        .typical_effect = effect_durations_.p90()}),
                         "in_progress"};
     case ClaimOutcome::DuplicateFailed:
-      return dead_letter(charge::dlq_reason::kPreviouslyFailed,
+      return dead_letter(domain::dlq_reason::kPreviouslyFailed,
                          "charge already failed permanently: " + record.failure_reason,
                          delivery.charge);
     case ClaimOutcome::PayloadMismatch:
-      return dead_letter(charge::dlq_reason::kPayloadMismatch,
+      return dead_letter(domain::dlq_reason::kPayloadMismatch,
                          "payload differs from the one recorded for this chargeId (recorded " +
                              record.payload_hash + ", received " +
                              std::string(delivery.payload_hash) + ")",
@@ -130,7 +130,7 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
       config_.lease);
   HeartbeatScope heartbeat_scope(heartbeat);
 
-  const charge::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
+  const domain::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
   observer_.debit_finished(claim.charge, debit);
   return std::visit(Overloaded{
                         [&](const Debited& debited) {
@@ -167,13 +167,13 @@ NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debit
 
 Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debited& debited,
                                                 const NotificationResult& notified) {
-  const charge::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
-                                          ? charge::ChargeStatus::Debited
-                                          : charge::ChargeStatus::DebitedNotificationFailed;
+  const domain::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
+                                          ? domain::ChargeStatus::Debited
+                                          : domain::ChargeStatus::DebitedNotificationFailed;
   auto written = store_.complete(claim.key, claim.token,
                                  {.status = std::string(to_string(status)),
                                   .result_ref = debited.debit_ref,
-                                  .payload = charge::canonical_form(claim.charge)},
+                                  .payload = domain::canonical_form(claim.charge)},
                                  clock_.now());
   return after_final_write(claim, StoreOperation::Complete, written, Ack{});
 }
@@ -182,12 +182,12 @@ Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
                                                     const DebitRejected& rejected) {
   auto written =
       store_.fail(claim.key, claim.token,
-                  {.status = std::string(to_string(charge::ChargeStatus::FailedPermanent)),
+                  {.status = std::string(to_string(domain::ChargeStatus::FailedPermanent)),
                    .reason = rejected.code,
-                   .payload = charge::canonical_form(claim.charge)},
+                   .payload = domain::canonical_form(claim.charge)},
                   clock_.now());
   return after_final_write(claim, StoreOperation::Fail, written,
-                           dead_letter(charge::dlq_reason::kPermanentDebitFailure,
+                           dead_letter(domain::dlq_reason::kPermanentDebitFailure,
                                        "bank refused the debit: " + rejected.code, claim.charge));
 }
 

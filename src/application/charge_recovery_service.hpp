@@ -31,7 +31,7 @@ struct ServiceConfig {
 };
 
 struct Delivery {
-  const charge::Charge& charge;
+  const domain::Charge& charge;
   std::string_view payload_hash;
   int receive_count = 1;  // SQS ApproximateReceiveCount, 1 on first delivery
 };
@@ -41,9 +41,9 @@ struct Delivery {
 // port is borrowed and must outlive the service.
 class ChargeRecoveryService {
  public:
-  ChargeRecoveryService(idem::IdempotencyStore& store, charge::AccountDebitPort& bank,
-                        charge::NotificationPort& notifier, const Clock& clock,
-                        charge::TokenSource& tokens, ChargeObserver& observer,
+  ChargeRecoveryService(idempotency::IdempotencyStore& store, domain::AccountDebitPort& bank,
+                        domain::NotificationPort& notifier, const Clock& clock,
+                        domain::TokenSource& tokens, ChargeObserver& observer,
                         ServiceConfig config);
 
   [[nodiscard]] consumer::Disposition handle(const Delivery& delivery,
@@ -53,32 +53,33 @@ class ChargeRecoveryService {
 
  private:
   struct Claim {
-    const charge::Charge& charge;
+    const domain::Charge& charge;
     std::string key;
     std::string token;
   };
 
-  consumer::Disposition on_refusal(const Delivery& delivery, const idem::ClaimResult& result) const;
+  consumer::Disposition on_refusal(const Delivery& delivery,
+                                   const idempotency::ClaimResult& result) const;
   consumer::Disposition run_effect(const Delivery& delivery, const Claim& claim,
                                    consumer::LeaseHeartbeat& heartbeat);
-  charge::NotificationResult notify(const Claim& claim, const charge::Debited& debited);
-  consumer::Disposition record_debit(const Claim& claim, const charge::Debited& debited,
-                                     const charge::NotificationResult& notified);
-  consumer::Disposition record_rejection(const Claim& claim, const charge::DebitRejected& rejected);
+  domain::NotificationResult notify(const Claim& claim, const domain::Debited& debited);
+  consumer::Disposition record_debit(const Claim& claim, const domain::Debited& debited,
+                                     const domain::NotificationResult& notified);
+  consumer::Disposition record_rejection(const Claim& claim, const domain::DebitRejected& rejected);
   // `reason` labels the RetryLater: debit_unavailable, or debit_misconfigured (a 4xx such as a
   // 404 from a wrong CORE_BANKING_URL path), which an operator fixes, not the bank.
   consumer::Disposition give_back(const Delivery& delivery, const Claim& claim,
                                   std::string_view reason);
   // Maps the outcome of complete/fail: written → `on_written`, fenced or failed → no ack.
-  consumer::Disposition after_final_write(const Claim& claim, idem::StoreOperation operation,
-                                          const std::expected<idem::WriteOutcome, Error>&,
+  consumer::Disposition after_final_write(const Claim& claim, idempotency::StoreOperation operation,
+                                          const std::expected<idempotency::WriteOutcome, Error>&,
                                           consumer::Disposition on_written);
 
-  idem::IdempotencyStore& store_;
-  charge::AccountDebitPort& bank_;
-  charge::NotificationPort& notifier_;
+  idempotency::IdempotencyStore& store_;
+  domain::AccountDebitPort& bank_;
+  domain::NotificationPort& notifier_;
   const Clock& clock_;
-  charge::TokenSource& tokens_;
+  domain::TokenSource& tokens_;
   ChargeObserver& observer_;
   const ServiceConfig config_;
   EffectDurations effect_durations_;

@@ -8,7 +8,7 @@
 
 #include "domain/charge.hpp"
 
-namespace ic::charge {
+namespace ic::domain {
 
 struct Debited {
   std::string debit_ref;  // the bank's transaction id
@@ -63,4 +63,4 @@ class TokenSource {
   [[nodiscard]] virtual std::string next() = 0;
 };
 
-}  // namespace ic::charge
+}  // namespace ic::domain

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-namespace ic::obs {
+namespace ic::observability {
 
 std::optional<std::uint64_t> RepeatLimiter::admit(std::string_view key) {
   const Instant now = clock_.now();
@@ -27,4 +27,4 @@ std::optional<std::uint64_t> RepeatLimiter::admit(std::string_view key) {
   return held;
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

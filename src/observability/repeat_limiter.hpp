@@ -18,7 +18,7 @@
 #include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 
 // The window of the consumer's repeated warnings: a line per kind every 30 s is enough to see
 // an outage go on, and keeps a minute of it to a handful of lines.
@@ -50,4 +50,4 @@ class RepeatLimiter {
   std::map<std::string, Entry, std::less<>> entries_ GUARDED_BY(mutex_);
 };
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -27,27 +27,27 @@ int status(AwsStack& aws, const StatusOptions& options) {
     std::cerr << "status: no record for " << options.charge_id << "\n";
     return 3;
   }
-  const idem::ClaimRecord& r = **record;
+  const idempotency::ClaimRecord& r = **record;
   // Only the attributes the record has: an absent attribute means "not applicable" (§3).
-  nlohmann::json out = {{"pk", r.key}, {"state", idem::to_string(r.state)}, {"fence", r.fence}};
+  nlohmann::json out = {
+      {"pk", r.key}, {"state", idempotency::to_string(r.state)}, {"fence", r.fence}};
   for (auto [name, value] :
        {std::pair{"status", &r.status}, std::pair{"failureReason", &r.failure_reason},
         std::pair{"debitRef", &r.result_ref}, std::pair{"owner", &r.owner},
         std::pair{"claimToken", &r.claim_token}, std::pair{"payloadHash", &r.payload_hash}}) {
     if (!value->empty()) out[name] = *value;
   }
-  out["leaseUntil"] = application::operations::iso(r.lease_until);
-  out["createdAt"] = application::operations::iso(r.created_at);
-  out["updatedAt"] = application::operations::iso(r.updated_at);
-  if (r.completed_at) out["completedAt"] = application::operations::iso(*r.completed_at);
-  out["expiresAt"] =
-      application::operations::iso(Instant{std::chrono::seconds(r.expires_at_epoch_seconds)});
+  out["leaseUntil"] = application::iso(r.lease_until);
+  out["createdAt"] = application::iso(r.created_at);
+  out["updatedAt"] = application::iso(r.updated_at);
+  if (r.completed_at) out["completedAt"] = application::iso(*r.completed_at);
+  out["expiresAt"] = application::iso(Instant{std::chrono::seconds(r.expires_at_epoch_seconds)});
   // The kept payload holds the full account number: only its presence is shown.
   if (!r.payload.empty()) out["payloadKept"] = true;
   if (!r.audit.empty()) {
     out["audit"] = nlohmann::json::array();
-    for (const idem::AuditEntry& entry : r.audit) {
-      out["audit"].push_back({{"at", application::operations::iso(entry.at)},
+    for (const idempotency::AuditEntry& entry : r.audit) {
+      out["audit"].push_back({{"at", application::iso(entry.at)},
                               {"actor", entry.actor},
                               {"action", entry.action},
                               {"reason", entry.reason}});

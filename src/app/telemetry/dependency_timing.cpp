@@ -15,7 +15,7 @@ auto timed(DependencyTimings& timings, std::string_view dependency, std::string_
 
 }  // namespace
 
-DependencyTimings::DependencyTimings(obs::MetricsRegistry& metrics)
+DependencyTimings::DependencyTimings(observability::MetricsRegistry& metrics)
     : seconds_(metrics.histogram("ic_dependency_seconds",
                                  "Duration of each call to a dependency, its retries included",
                                  kDependencyBuckets, {"dependency", "operation"})) {}
@@ -25,47 +25,47 @@ void DependencyTimings::observe(std::string_view dependency, std::string_view op
   seconds_.with({dependency, operation}).observe(std::chrono::duration<double>(took).count());
 }
 
-std::expected<idem::ClaimResult, Error> TimedStore::claim(const idem::ClaimRequest& request) {
+std::expected<idempotency::ClaimResult, Error> TimedStore::claim(
+    const idempotency::ClaimRequest& request) {
   return timed(timings_, "store", "claim", [&] { return inner_.claim(request); });
 }
 
-std::expected<idem::WriteOutcome, Error> TimedStore::complete(std::string_view key,
-                                                              std::string_view token,
-                                                              const idem::Completion& completion,
-                                                              Instant now) {
+std::expected<idempotency::WriteOutcome, Error> TimedStore::complete(
+    std::string_view key, std::string_view token, const idempotency::Completion& completion,
+    Instant now) {
   return timed(timings_, "store", "complete",
                [&] { return inner_.complete(key, token, completion, now); });
 }
 
-std::expected<idem::WriteOutcome, Error> TimedStore::fail(std::string_view key,
-                                                          std::string_view token,
-                                                          const idem::Failure& failure,
-                                                          Instant now) {
+std::expected<idempotency::WriteOutcome, Error> TimedStore::fail(
+    std::string_view key, std::string_view token, const idempotency::Failure& failure,
+    Instant now) {
   return timed(timings_, "store", "fail", [&] { return inner_.fail(key, token, failure, now); });
 }
 
-std::expected<idem::WriteOutcome, Error> TimedStore::extend(std::string_view key,
-                                                            std::string_view token,
-                                                            Instant new_lease_until) {
+std::expected<idempotency::WriteOutcome, Error> TimedStore::extend(std::string_view key,
+                                                                   std::string_view token,
+                                                                   Instant new_lease_until) {
   return timed(timings_, "store", "extend",
                [&] { return inner_.extend(key, token, new_lease_until); });
 }
 
-std::expected<idem::WriteOutcome, Error> TimedStore::release(std::string_view key,
-                                                             std::string_view token) {
+std::expected<idempotency::WriteOutcome, Error> TimedStore::release(std::string_view key,
+                                                                    std::string_view token) {
   return timed(timings_, "store", "release", [&] { return inner_.release(key, token); });
 }
 
-std::expected<std::optional<idem::ClaimRecord>, Error> TimedStore::get(std::string_view key) {
+std::expected<std::optional<idempotency::ClaimRecord>, Error> TimedStore::get(
+    std::string_view key) {
   return timed(timings_, "store", "get", [&] { return inner_.get(key); });
 }
 
-charge::DebitResult TimedDebit::debit(const charge::Charge& charge,
+domain::DebitResult TimedDebit::debit(const domain::Charge& charge,
                                       std::string_view idempotency_key) {
   return timed(timings_, "bank", "debit", [&] { return inner_.debit(charge, idempotency_key); });
 }
 
-charge::NotificationResult TimedNotification::notify(const charge::Charge& charge,
+domain::NotificationResult TimedNotification::notify(const domain::Charge& charge,
                                                      std::string_view debit_ref,
                                                      std::string_view idempotency_key) {
   return timed(timings_, "notification", "notify",

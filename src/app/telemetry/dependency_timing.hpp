@@ -31,58 +31,61 @@ inline const std::vector<double> kDependencyBuckets{0.002, 0.005, 0.01, 0.025, 0
 // Thread-safety: observe() from any thread. Ownership: borrows the registry.
 class DependencyTimings {
  public:
-  explicit DependencyTimings(obs::MetricsRegistry& metrics);
+  explicit DependencyTimings(observability::MetricsRegistry& metrics);
   void observe(std::string_view dependency, std::string_view operation,
                std::chrono::steady_clock::duration took);
 
  private:
-  obs::HistogramFamily& seconds_;
+  observability::HistogramFamily& seconds_;
 };
 
 // Each forwards to the wrapped port and observes the call's duration; it changes nothing else.
 // Thread-safety: as the wrapped port. Ownership: borrows the port and the timings.
-class TimedStore final : public idem::IdempotencyStore {
+class TimedStore final : public idempotency::IdempotencyStore {
  public:
-  TimedStore(idem::IdempotencyStore& inner, DependencyTimings& timings)
+  TimedStore(idempotency::IdempotencyStore& inner, DependencyTimings& timings)
       : inner_(inner), timings_(timings) {}
-  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override;
-  std::expected<idem::WriteOutcome, Error> complete(std::string_view key, std::string_view token,
-                                                    const idem::Completion& completion,
-                                                    Instant now) override;
-  std::expected<idem::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
-                                                const idem::Failure& failure, Instant now) override;
-  std::expected<idem::WriteOutcome, Error> extend(std::string_view key, std::string_view token,
-                                                  Instant new_lease_until) override;
-  std::expected<idem::WriteOutcome, Error> release(std::string_view key,
-                                                   std::string_view token) override;
-  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override;
+  std::expected<idempotency::ClaimResult, Error> claim(
+      const idempotency::ClaimRequest& request) override;
+  std::expected<idempotency::WriteOutcome, Error> complete(
+      std::string_view key, std::string_view token, const idempotency::Completion& completion,
+      Instant now) override;
+  std::expected<idempotency::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
+                                                       const idempotency::Failure& failure,
+                                                       Instant now) override;
+  std::expected<idempotency::WriteOutcome, Error> extend(std::string_view key,
+                                                         std::string_view token,
+                                                         Instant new_lease_until) override;
+  std::expected<idempotency::WriteOutcome, Error> release(std::string_view key,
+                                                          std::string_view token) override;
+  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override;
 
  private:
-  idem::IdempotencyStore& inner_;
+  idempotency::IdempotencyStore& inner_;
   DependencyTimings& timings_;
 };
 
-class TimedDebit final : public charge::AccountDebitPort {
+class TimedDebit final : public domain::AccountDebitPort {
  public:
-  TimedDebit(charge::AccountDebitPort& inner, DependencyTimings& timings)
+  TimedDebit(domain::AccountDebitPort& inner, DependencyTimings& timings)
       : inner_(inner), timings_(timings) {}
-  charge::DebitResult debit(const charge::Charge& charge,
+  domain::DebitResult debit(const domain::Charge& charge,
                             std::string_view idempotency_key) override;
 
  private:
-  charge::AccountDebitPort& inner_;
+  domain::AccountDebitPort& inner_;
   DependencyTimings& timings_;
 };
 
-class TimedNotification final : public charge::NotificationPort {
+class TimedNotification final : public domain::NotificationPort {
  public:
-  TimedNotification(charge::NotificationPort& inner, DependencyTimings& timings)
+  TimedNotification(domain::NotificationPort& inner, DependencyTimings& timings)
       : inner_(inner), timings_(timings) {}
-  charge::NotificationResult notify(const charge::Charge& charge, std::string_view debit_ref,
+  domain::NotificationResult notify(const domain::Charge& charge, std::string_view debit_ref,
                                     std::string_view idempotency_key) override;
 
  private:
-  charge::NotificationPort& inner_;
+  domain::NotificationPort& inner_;
   DependencyTimings& timings_;
 };
 

@@ -4,7 +4,7 @@
 
 #include "application/operations/commands.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
 std::string iso(Instant t) {
   // By hand: fmt 9 drops the milliseconds of a time point's %T.
@@ -18,7 +18,7 @@ std::string iso(Instant t) {
                      time.subseconds().count());
 }
 
-nlohmann::json audit_json(const idem::AuditEntry& entry) {
+nlohmann::json audit_json(const idempotency::AuditEntry& entry) {
   return {{"at", iso(entry.at)},
           {"actor", entry.actor},
           {"action", entry.action},
@@ -61,4 +61,4 @@ int report_outcome(Console& console, std::string_view command, const OperatorOut
   return 1;
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

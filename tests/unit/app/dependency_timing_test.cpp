@@ -23,7 +23,7 @@ std::string count_line(std::string_view dependency, std::string_view operation, 
 }
 
 TEST(DependencyTimingTest, EveryCallIsObservedOnceUnderItsDependencyAndOperation) {
-  obs::MetricsRegistry metrics;
+  observability::MetricsRegistry metrics;
   DependencyTimings timings(metrics);
   memory::InMemoryIdempotencyStore store(24h);
   testing::FakeBank bank;
@@ -34,7 +34,7 @@ TEST(DependencyTimingTest, EveryCallIsObservedOnceUnderItsDependencyAndOperation
   TimedNotification timed_notifier(notifier, timings);
   TimedQueue timed_queue(queue, timings);
 
-  const charge::Charge charge = testing::make_charge();
+  const domain::Charge charge = testing::make_charge();
   auto claimed = timed_store.claim({.key = "CHG-1",
                                     .payload_hash = "h",
                                     .token = "t1",
@@ -42,14 +42,14 @@ TEST(DependencyTimingTest, EveryCallIsObservedOnceUnderItsDependencyAndOperation
                                     .now = Instant{Millis{1000}},
                                     .lease = 60s});
   ASSERT_TRUE(claimed);
-  EXPECT_EQ(claimed->outcome, idem::ClaimOutcome::Acquired) << "passed through";
+  EXPECT_EQ(claimed->outcome, idempotency::ClaimOutcome::Acquired) << "passed through";
   ASSERT_TRUE(timed_store.release("CHG-1", "t1"));
   ASSERT_TRUE(timed_store.get("CHG-1"));
   ASSERT_TRUE(timed_store.get("CHG-1"));
   const auto debited = timed_bank.debit(charge, "CHG-1");
-  ASSERT_TRUE(std::holds_alternative<charge::Debited>(debited));
-  EXPECT_EQ(std::get<charge::Debited>(debited).debit_ref, "DBT-CHG-1");
-  EXPECT_TRUE(std::holds_alternative<charge::NotificationSent>(
+  ASSERT_TRUE(std::holds_alternative<domain::Debited>(debited));
+  EXPECT_EQ(std::get<domain::Debited>(debited).debit_ref, "DBT-CHG-1");
+  EXPECT_TRUE(std::holds_alternative<domain::NotificationSent>(
       timed_notifier.notify(charge, "DBT-CHG-1", "CHG-1:notify")));
   queue.send("body");
   auto received = timed_queue.receive(10, 0s);

@@ -6,7 +6,7 @@
 
 #include "testing/clocks.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 using namespace std::chrono_literals;
@@ -49,4 +49,4 @@ TEST(RepeatLimiterTest, KeysAreBoundedAndAnEvictedKeyStartsOver) {
 }
 
 }  // namespace
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -8,7 +8,7 @@
 #include "application/operations/commands.hpp"
 #include "testing/clocks.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 using ::testing::HasSubstr;
@@ -23,25 +23,27 @@ class StringConsole final : public Console {
 };
 
 // Answers the Scan with the IN_PROGRESS records whose lease ended before the cut-off.
-class StaleClaims final : public idem::OperatorStore {
+class StaleClaims final : public idempotency::OperatorStore {
  public:
-  std::vector<idem::ClaimRecord> records;
+  std::vector<idempotency::ClaimRecord> records;
   Instant asked_before{};
 
-  std::expected<idem::OperatorWrite, Error> reopen(const idem::ReopenRequest&) override {
+  std::expected<idempotency::OperatorWrite, Error> reopen(
+      const idempotency::ReopenRequest&) override {
     return std::unexpected(Error{});
   }
-  std::expected<idem::OperatorWrite, Error> amend(const idem::AmendRequest&) override {
+  std::expected<idempotency::OperatorWrite, Error> amend(
+      const idempotency::AmendRequest&) override {
     return std::unexpected(Error{});
   }
-  std::expected<idem::RecordPage, Error> needing_attention(std::string_view, Instant,
-                                                           std::string_view) override {
-    return idem::RecordPage{};
+  std::expected<idempotency::RecordPage, Error> needing_attention(std::string_view, Instant,
+                                                                  std::string_view) override {
+    return idempotency::RecordPage{};
   }
-  std::expected<idem::RecordPage, Error> stale_in_progress(Instant stale_before, std::string_view,
-                                                           int) override {
+  std::expected<idempotency::RecordPage, Error> stale_in_progress(Instant stale_before,
+                                                                  std::string_view, int) override {
     asked_before = stale_before;
-    idem::RecordPage page;
+    idempotency::RecordPage page;
     for (const auto& r : records) {
       if (r.lease_until < stale_before) page.records.push_back(r);
     }
@@ -86,4 +88,4 @@ TEST_F(ListTest, AStaleClaimIsListedAndFailIfAnyExitsSix) {
 }
 
 }  // namespace
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 TEST(ReportTest, TimesAreIsoUtcWithMilliseconds) {
@@ -14,4 +14,4 @@ TEST(ReportTest, TimesAreIsoUtcWithMilliseconds) {
 }
 
 }  // namespace
-}  // namespace ic::application::operations
+}  // namespace ic::application
