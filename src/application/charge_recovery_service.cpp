@@ -286,9 +286,8 @@ charge::DebitResult ChargeRecoveryService::debit_through_circuit(const Claim& cl
     // Another worker's reply may have asked for a pause since this one was admitted.
     if (auto left = circuits_->deferred(Dependency::Debit)) {
       circuits_->circuit(Dependency::Debit).abandon(permits.debit);
-      charge::DebitResult deferred =
-          DebitUnavailable{.detail = "not sent: the bank's Retry-After has not passed",
-                           .retry_after = *left};
+      charge::DebitResult deferred = DebitUnavailable{
+          .detail = "not sent: the bank's Retry-After has not passed", .retry_after = *left};
       observer_.debit_finished(claim.charge, deferred);  // the claim is released after it
       return deferred;
     }
