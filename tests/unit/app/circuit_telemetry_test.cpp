@@ -42,8 +42,9 @@ class CircuitTelemetryTest : public ::testing::Test {
   }
 
   std::ostringstream out_;
-  obs::Logger log_{*obs::parse_log_level("debug"), obs::ostream_sink(out_)};
-  obs::MetricsRegistry metrics_;
+  observability::Logger log_{*observability::parse_log_level("debug"),
+                             observability::ostream_sink(out_)};
+  observability::MetricsRegistry metrics_;
   CircuitTelemetry telemetry_{log_, metrics_};
   testing::ManualClock clock_;
   testing::FixedRandom random_{1.0};
@@ -136,14 +137,15 @@ TEST(WarningLimiterTest, OneWarningPerIntervalWithTheCountHeldBack) {
 
 TEST(ChargeTelemetryWarnings, RepeatedDebitUnavailableLinesStayButOnlyOneWarns) {
   std::ostringstream out;
-  obs::Logger log(*obs::parse_log_level("info"), obs::ostream_sink(out));
-  obs::MetricsRegistry metrics;
+  observability::Logger log(*observability::parse_log_level("info"),
+                            observability::ostream_sink(out));
+  observability::MetricsRegistry metrics;
   testing::ManualClock clock;
   ChargeTelemetry telemetry(log, metrics, clock);
-  const charge::Charge c = testing::make_charge();
-  for (int i = 0; i < 3; ++i) telemetry.debit_finished(c, charge::DebitUnavailable{"HTTP 503"});
+  const domain::Charge c = testing::make_charge();
+  for (int i = 0; i < 3; ++i) telemetry.debit_finished(c, domain::DebitUnavailable{"HTTP 503"});
   clock.advance(WarningLimiter::kDefaultInterval);
-  telemetry.debit_finished(c, charge::DebitUnavailable{"HTTP 503"});
+  telemetry.debit_finished(c, domain::DebitUnavailable{"HTTP 503"});
   std::vector<std::string> levels;
   std::vector<std::uint64_t> suppressed;
   std::istringstream lines(out.str());
