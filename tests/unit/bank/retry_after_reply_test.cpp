@@ -5,6 +5,7 @@
 
 #include "adapters/bank/core_banking_client.hpp"
 #include "adapters/bank/notification_client.hpp"
+#include "http/retry_after.hpp"
 #include "testing/bank_client_fixture.hpp"
 #include "testing/clocks.hpp"
 #include "testing/scripted_bank_server.hpp"
