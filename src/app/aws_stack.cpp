@@ -21,7 +21,8 @@ aws::JsonServiceConfig dynamodb_config(const AwsSettings& settings, http::HttpTi
           .target_prefix = "DynamoDB_20120810",
           .endpoint = settings.dynamodb_endpoint,
           .region = settings.region,
-          .timeouts = timeouts};
+          .timeouts = timeouts,
+          .verify_crc32 = true};
 }
 
 aws::JsonServiceConfig sqs_config(const AwsSettings& settings, http::HttpTimeouts timeouts) {
