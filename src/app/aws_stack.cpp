@@ -21,7 +21,8 @@ aws::JsonServiceConfig dynamodb_config(const AwsSettings& settings, http::HttpTi
           .target_prefix = "DynamoDB_20120810",
           .endpoint = settings.dynamodb_endpoint,
           .region = settings.region,
-          .timeouts = timeouts};
+          .timeouts = timeouts,
+          .verify_crc32 = true};
 }
 
 aws::JsonServiceConfig sqs_config(const AwsSettings& settings, http::HttpTimeouts timeouts) {
@@ -37,7 +38,10 @@ aws::JsonServiceConfig sqs_config(const AwsSettings& settings, http::HttpTimeout
 
 AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
                    aws::JsonClientObserver* observer)
-    : credentials_(aws::make_default_credentials_chain(env, transport_)),
+    // One transport for every AWS call, credentials included, so AWS_CA_BUNDLE verifies them
+    // all as it does in the SDKs.
+    : transport_(http::TlsClientFiles{.ca_file = settings.ca_bundle}),
+      credentials_(aws::make_default_credentials_chain(env, transport_)),
       dynamodb_(dynamodb_config(settings, kDynamoDbTimeouts), transport_, *credentials_, retry_,
                 {.observer = observer}),
       sqs_json_(sqs_config(settings, kSqsTimeouts), transport_, *credentials_, retry_,

@@ -14,7 +14,7 @@
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 33> kSettings = {{
+constexpr std::array<SettingSpec, 34> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -46,6 +46,8 @@ constexpr std::array<SettingSpec, 33> kSettings = {{
     {"BANK_TLS_KEY_FILE", "--bank-tls-key-file", "PEM private key of BANK_TLS_CERT_FILE", ""},
     {"BANK_TLS_CA_FILE", "--bank-tls-ca-file",
      "PEM CA bundle that verifies the bank APIs (else the system store)", ""},
+    {"AWS_CA_BUNDLE", "--ca-bundle",
+     "PEM CA bundle that verifies every AWS endpoint (else the system store)", ""},
     {"RECEIVERS", "--receivers", "concurrent long polls (default: WORKERS / 16, rounded up)", "",
      true},
     {"CIRCUIT_WINDOW", "--circuit-window", "outcomes in each circuit's sliding window", "20"},
@@ -179,8 +181,10 @@ std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& 
       if (!url) return std::unexpected(url.error());
     }
   }
+  auto ca_bundle = s.readable_file("AWS_CA_BUNDLE");
+  if (!ca_bundle) return std::unexpected(ca_bundle.error());
   return AwsSettings{*region, aws::resolve_endpoint("sqs", *region, env),
-                     aws::resolve_endpoint("dynamodb", *region, env)};
+                     aws::resolve_endpoint("dynamodb", *region, env), *ca_bundle};
 }
 
 std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource& s) {

@@ -36,9 +36,12 @@ inline constexpr std::array<std::string_view, 4> kAwsEndpointSettings = {
     "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_SQS", "AWS_ENDPOINT_URL_DYNAMODB",
     "AWS_ENDPOINT_URL_STS"};
 // The AWS settings of every subcommand that calls AWS.
-inline constexpr std::array<std::string_view, 5> kAwsSettings = {
-    "AWS_REGION", kAwsEndpointSettings[0], kAwsEndpointSettings[1], kAwsEndpointSettings[2],
-    kAwsEndpointSettings[3]};
+inline constexpr std::array<std::string_view, 6> kAwsSettings = {"AWS_REGION",
+                                                                 kAwsEndpointSettings[0],
+                                                                 kAwsEndpointSettings[1],
+                                                                 kAwsEndpointSettings[2],
+                                                                 kAwsEndpointSettings[3],
+                                                                 "AWS_CA_BUNDLE"};
 
 // Every setting the binary knows, in the order --help lists them.
 [[nodiscard]] std::span<const SettingSpec> all_settings();
@@ -85,6 +88,9 @@ struct AwsSettings {
   std::string region;
   std::string sqs_endpoint;
   std::string dynamodb_endpoint;
+  // AWS_CA_BUNDLE: the PEM bundle that verifies every AWS endpoint (SQS, DynamoDB, STS and the
+  // container credentials endpoint), as the SDKs read it; empty: the system store.
+  std::string ca_bundle;
 };
 
 // How we authenticate to core banking and the notification API (`run`, and `renotify`).

@@ -5,6 +5,7 @@
 #include <random>
 
 #include "aws/protocol/error_mapping.hpp"
+#include "aws/protocol/reply_checksum.hpp"
 #include "aws/sigv4/sigv4.hpp"
 #include "http/url.hpp"
 
@@ -125,6 +126,11 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(
   auto response = transport_.send(request, config_.timeouts);
   if (!response) return std::unexpected(map_transport_error(response.error()));
   http_status = response->status;
+  // Checked before anything reads the body: a damaged error reply could otherwise turn into a
+  // permanent ConditionalCheckFailed for a write that succeeded.
+  if (config_.verify_crc32 && !reply_crc32_matches(*response)) {
+    return std::unexpected(crc32_check_failed(*response));
+  }
   if (response->status < 200 || response->status >= 300) {
     AwsError error = map_http_error(*response);
     if (is_clock_skew_error(error)) learn_skew(*response);

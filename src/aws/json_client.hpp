@@ -36,6 +36,9 @@ struct JsonServiceConfig {
   std::string endpoint;       // scheme://host[:port][/path], see endpoints.hpp
   std::string region;         // SigV4 region, e.g. "us-east-1"
   http::HttpTimeouts timeouts{};
+  // Verify each reply's x-amz-crc32 (DynamoDB sends it); a mismatch is a retryable, ambiguous
+  // CRC32CheckFailed, a reply without the header is accepted.
+  bool verify_crc32 = false;
 };
 
 // One HTTP attempt of a call, reported after it finished.
@@ -81,7 +84,8 @@ class JsonClient {
   // ALL_OLD Item of a ConditionalCheckFailedException); `ambiguous` is set when any attempt
   // may have taken effect (timeout or dropped connection after sending, or a 5xx reply).
   // A reply is always a JSON object: a 2xx whose body is not one is a retryable, ambiguous
-  // MalformedResponse.
+  // MalformedResponse. With `verify_crc32` any reply (2xx or error) whose body does not match
+  // its x-amz-crc32 is a retryable, ambiguous CRC32CheckFailed, read no further.
   // Once `cancel` is requested the attempt in progress is abandoned and nothing is retried.
   [[nodiscard]] std::expected<nlohmann::json, AwsError> call(std::string_view operation,
                                                              const nlohmann::json& request,

@@ -9,11 +9,16 @@
 
 namespace ic::aws {
 
-// `code` is the error type after '#', e.g. ConditionalCheckFailedException; for transport
-// failures CouldNotConnect, TimeoutBeforeSend, TimeoutAfterSend or TransportError.
+// `code` is the error type after '#', e.g. ConditionalCheckFailedException, or SQS's
+// x-amzn-query-error code when the reply has one; for transport failures CouldNotConnect,
+// TimeoutBeforeSend, TimeoutAfterSend or TransportError.
 struct AwsError : Error {
   long http_status = 0;       // 0 when no response arrived
   std::string response_body;  // raw body of an error reply (e.g. carries Item for ALL_OLD)
+  // The JSON protocol's error type when `code` holds SQS's legacy query-protocol code from
+  // x-amzn-query-error (code AWS.SimpleQueueService.NonExistentQueue, type
+  // QueueDoesNotExist); empty otherwise.
+  std::string error_type;
 };
 
 }  // namespace ic::aws

@@ -23,7 +23,23 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view)>;
 // `service_id` is the SDK service id ("dynamodb", "sqs"); its override variable is
 // AWS_ENDPOINT_URL_<SERVICE_ID upper-cased, spaces and dashes as '_'>. Trailing slashes are
 // removed so the caller can append a path.
+// Without an override: the default endpoint per botocore's endpoint rules, with
+// AWS_USE_FIPS_ENDPOINT / AWS_USE_DUALSTACK_ENDPOINT ("true", any case) as the flags.
 [[nodiscard]] std::string resolve_endpoint(std::string_view service_id, std::string_view region,
                                            const EnvLookup& env);
+
+struct EndpointFlags {
+  bool fips = false;
+  bool dualstack = false;
+};
+
+// The default endpoint of "sqs", "dynamodb" or "sts" in `region`, as botocore's rule sets
+// resolve it (checked against botocore's EndpointRulesetResolver by
+// tests/system/test_endpoint_rules.py): the partition by region prefix (cn- aws-cn,
+// us-gov- aws-us-gov, us-iso- aws-iso, us-isob- aws-iso-b, else aws), its DNS suffix, and
+// the rule sets' one FIPS exception (without dual-stack, aws-us-gov serves FIPS on the plain
+// host). STS is regional, as botocore's default (no global sts.amazonaws.com).
+[[nodiscard]] std::string default_endpoint(std::string_view service_id, std::string_view region,
+                                           EndpointFlags flags);
 
 }  // namespace ic::aws

@@ -47,6 +47,30 @@ std::optional<int> parse_int(std::string_view text) {
   return value;
 }
 
+// SQS over the JSON protocol names the legacy query-protocol error in this header,
+// "AWS.SimpleQueueService.NonExistentQueue;Sender": botocore reports that code, so we do too
+// (the JSON type stays in `error_type`). The fault half says whose fault it is; it only
+// decides when neither code is one the retry lists know: Receiver (the service's fault) is
+// retryable, Sender leaves the status-based class (permanent for a 4xx).
+void apply_query_error(AwsError& error, std::string_view header) {
+  const auto semicolon = header.find(';');
+  const auto code = header.substr(0, semicolon);
+  const auto fault =
+      semicolon == std::string_view::npos ? std::string_view{} : header.substr(semicolon + 1);
+  if (code.empty()) return;
+  const bool known = is_throttling_code(error.code) || is_transient_code(error.code) ||
+                     is_throttling_code(code) || is_transient_code(code);
+  if (is_throttling_code(code)) {
+    error.error_class = ErrorClass::Throttling;
+  } else if (is_transient_code(code) && error.error_class == ErrorClass::Permanent) {
+    error.error_class = ErrorClass::Retryable;
+  } else if (!known && fault == "Receiver") {
+    error.error_class = ErrorClass::Retryable;
+  }
+  error.error_type = std::move(error.code);
+  error.code = std::string(code);
+}
+
 }  // namespace
 
 std::string_view bare_error_type(std::string_view raw) {
@@ -82,6 +106,9 @@ AwsError map_http_error(const http::HttpResponse& response) {
   }
   if (error.code.empty()) error.code = fmt::format("Http{}", response.status);
   error.error_class = classify_error(error.code, error.http_status);
+  if (const auto* header = response.header("x-amzn-query-error")) {
+    apply_query_error(error, *header);
+  }
   // A clock-skew rejection is fixed by re-signing with the corrected clock.
   if (is_clock_skew_error(error)) error.error_class = ErrorClass::Retryable;
   // DynamoDB documents that a request answered with a 5xx may or may not have succeeded.

@@ -1,5 +1,6 @@
 // The one place that turns an AWS reply or a transport failure into a classified AwsError
-// (error type from x-amzn-ErrorType or the body's __type, message from message/Message).
+// (error type from x-amzn-ErrorType or the body's __type, message from message/Message; SQS's
+// x-amzn-query-error "Code;Sender|Receiver", where present, gives the reported code).
 //
 //   if (response.status >= 300) return std::unexpected(map_http_error(response));
 #pragma once

@@ -202,6 +202,46 @@ TEST_F(SettingsTest, BankAuthFilesAreOptionalAndCheckedWhenGiven) {
   EXPECT_THAT(half.error().line, StartsWith("BANK_TLS_KEY_FILE: "));
 }
 
+// AWS_CA_BUNDLE (docs/design.md §5): optional; a named bundle must be readable.
+TEST_F(SettingsTest, AwsCaBundleIsOptionalAndMustBeReadableWhenGiven) {
+  auto none = load();
+  ASSERT_TRUE(none) << none.error().line;
+  EXPECT_EQ(none->aws.ca_bundle, "");
+
+  const std::string readable = IC_SOURCE_DIR "/README.md";
+  env["AWS_CA_BUNDLE"] = readable;
+  auto given = load();
+  ASSERT_TRUE(given) << given.error().line;
+  EXPECT_EQ(given->aws.ca_bundle, readable);
+
+  env["AWS_CA_BUNDLE"] = "/nonexistent/aws-ca.pem";
+  auto missing = load();
+  ASSERT_FALSE(missing);
+  EXPECT_THAT(missing.error().line, StartsWith("AWS_CA_BUNDLE: cannot be read"));
+  EXPECT_THAT(missing.error().line, HasSubstr("/nonexistent/aws-ca.pem"));
+  EXPECT_EQ(missing.error().line.find('\n'), std::string::npos);
+
+  env["AWS_CA_BUNDLE"] = IC_SOURCE_DIR;  // a directory is not a bundle
+  EXPECT_THAT(load().error().line, StartsWith("AWS_CA_BUNDLE: "));
+}
+
+TEST_F(SettingsTest, AwsCaBundleIsAFlagOfEverySubcommandThatCallsAws) {
+  EXPECT_NE(std::ranges::find(kAwsSettings, "AWS_CA_BUNDLE"), kAwsSettings.end());
+  env["AWS_CA_BUNDLE"] = "/nonexistent/env.pem";
+  source_ = std::make_unique<SettingsSource>([this](std::string_view name) {
+    auto it = env.find(name);
+    return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+  });
+  CLI::App app;
+  source_->add_flags(app, kAwsSettings);
+  const std::string readable = IC_SOURCE_DIR "/README.md";
+  std::vector<std::string> args{readable, "--ca-bundle"};
+  app.parse(args);
+  auto aws = load_aws_settings(*source_);
+  ASSERT_TRUE(aws) << aws.error().line;
+  EXPECT_EQ(aws->ca_bundle, readable);
+}
+
 }  // namespace
 }  // namespace ic::app
 

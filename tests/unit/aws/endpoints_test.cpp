@@ -43,5 +43,40 @@ TEST(Endpoints, RegionFromAwsRegionThenDefaultRegion) {
   EXPECT_EQ(resolve_region(env_of({})), std::nullopt);
 }
 
+TEST(Endpoints, PartitionsGiveTheirDnsSuffix) {
+  EXPECT_EQ(default_endpoint("sqs", "cn-north-1", {}), "https://sqs.cn-north-1.amazonaws.com.cn");
+  EXPECT_EQ(default_endpoint("dynamodb", "us-gov-west-1", {}),
+            "https://dynamodb.us-gov-west-1.amazonaws.com");
+  EXPECT_EQ(default_endpoint("sts", "us-iso-east-1", {}), "https://sts.us-iso-east-1.c2s.ic.gov");
+  EXPECT_EQ(default_endpoint("sqs", "us-isob-east-1", {}),
+            "https://sqs.us-isob-east-1.sc2s.sgov.gov");
+}
+
+TEST(Endpoints, FipsAndDualStackFlagsFromTheEnvironment) {
+  const auto both =
+      env_of({{"AWS_USE_FIPS_ENDPOINT", "TRUE"}, {"AWS_USE_DUALSTACK_ENDPOINT", "true"}});
+  EXPECT_EQ(resolve_endpoint("dynamodb", "cn-northwest-1", both),
+            "https://dynamodb-fips.cn-northwest-1.api.amazonwebservices.com.cn");
+  const auto fips =
+      env_of({{"AWS_USE_FIPS_ENDPOINT", "true"}, {"AWS_USE_DUALSTACK_ENDPOINT", "false"}});
+  EXPECT_EQ(resolve_endpoint("sqs", "us-east-1", fips), "https://sqs-fips.us-east-1.amazonaws.com");
+  // GovCloud serves FIPS on the plain host unless dual-stack is asked for too.
+  EXPECT_EQ(resolve_endpoint("sqs", "us-gov-west-1", fips),
+            "https://sqs.us-gov-west-1.amazonaws.com");
+  EXPECT_EQ(resolve_endpoint("sts", "us-gov-east-1", fips),
+            "https://sts.us-gov-east-1.amazonaws.com");
+  EXPECT_EQ(resolve_endpoint("dynamodb", "us-gov-west-1", fips),
+            "https://dynamodb.us-gov-west-1.amazonaws.com");
+  EXPECT_EQ(resolve_endpoint("sqs", "us-iso-east-1", fips),
+            "https://sqs-fips.us-iso-east-1.c2s.ic.gov");
+  // An override still wins over the flags.
+  const auto overridden =
+      env_of({{"AWS_USE_FIPS_ENDPOINT", "true"}, {"AWS_ENDPOINT_URL", "http://h:1"}});
+  EXPECT_EQ(resolve_endpoint("sqs", "us-east-1", overridden), "http://h:1");
+  EXPECT_EQ(resolve_endpoint("sqs", "eu-west-1", env_of({{"AWS_USE_DUALSTACK_ENDPOINT", "1"}})),
+            "https://sqs.eu-west-1.amazonaws.com")
+      << "only true enables a flag";
+}
+
 }  // namespace
 }  // namespace ic::aws

@@ -1,6 +1,7 @@
 // Error replies and transport failures become classified AwsErrors in one place.
 #include "aws/protocol/error_mapping.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 namespace ic::aws {
@@ -62,6 +63,60 @@ TEST(ErrorMapping, XmlErrorDocumentsAreUnderstoodToo) {
   EXPECT_EQ(error.code, "SignatureDoesNotMatch");
   EXPECT_EQ(error.message, "bad sig");
   EXPECT_EQ(error.error_class, ErrorClass::Permanent);
+}
+
+// SQS (JSON protocol) answers a missing queue with both names of the error.
+http::HttpResponse sqs_reply(long status, std::string_view type, std::string query_error) {
+  return reply(status, fmt::format(R"({{"__type":"com.amazonaws.sqs#{}","message":"m"}})", type),
+               {{"x-amzn-query-error", std::move(query_error)}});
+}
+
+TEST(ErrorMapping, QueryErrorHeaderGivesTheReportedCodeAndKeepsTheType) {
+  const auto error = map_http_error(
+      sqs_reply(400, "QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue;Sender"));
+  EXPECT_EQ(error.code, "AWS.SimpleQueueService.NonExistentQueue");
+  EXPECT_EQ(error.error_type, "QueueDoesNotExist");
+  EXPECT_EQ(error.message, "m");
+  EXPECT_EQ(error.error_class, ErrorClass::Permanent);
+  EXPECT_FALSE(error.ambiguous);
+  // Without the header nothing changes.
+  const auto plain =
+      map_http_error(reply(400, R"({"__type":"com.amazonaws.sqs#QueueDoesNotExist"})"));
+  EXPECT_EQ(plain.code, "QueueDoesNotExist");
+  EXPECT_EQ(plain.error_type, "");
+}
+
+TEST(ErrorMapping, QueryErrorFaultDecidesOnlyForCodesTheRetryListsDoNotKnow) {
+  // Unknown codes: Receiver (the service's fault) is retryable, Sender keeps the status's class.
+  EXPECT_EQ(map_http_error(sqs_reply(400, "KmsUnavailable", "KmsUnavailable;Receiver")).error_class,
+            ErrorClass::Retryable);
+  EXPECT_EQ(map_http_error(sqs_reply(400, "InvalidAddress", "InvalidAddress;Sender")).error_class,
+            ErrorClass::Permanent);
+  EXPECT_EQ(map_http_error(sqs_reply(500, "InternalError2", "InternalError2;Sender")).error_class,
+            ErrorClass::Retryable);
+  // Known codes keep their class whatever the fault says.
+  const auto throttled =
+      map_http_error(sqs_reply(400, "RequestThrottled", "RequestThrottled;Sender"));
+  EXPECT_EQ(throttled.code, "RequestThrottled");
+  EXPECT_EQ(throttled.error_class, ErrorClass::Throttling);
+  EXPECT_EQ(
+      map_http_error(sqs_reply(400, "ThrottlingException", "SomeLegacyName;Receiver")).error_class,
+      ErrorClass::Throttling);
+  // A legacy code the lists know wins over an unknown JSON type.
+  EXPECT_EQ(map_http_error(sqs_reply(400, "Whatever", "RequestThrottled;Sender")).error_class,
+            ErrorClass::Throttling);
+  EXPECT_EQ(map_http_error(sqs_reply(400, "Whatever", "InternalError;Sender")).error_class,
+            ErrorClass::Retryable);
+}
+
+TEST(ErrorMapping, QueryErrorHeaderWithoutFaultOrCodeIsHandled) {
+  const auto no_fault = map_http_error(
+      sqs_reply(400, "QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue"));
+  EXPECT_EQ(no_fault.code, "AWS.SimpleQueueService.NonExistentQueue");
+  EXPECT_EQ(no_fault.error_class, ErrorClass::Permanent);
+  const auto empty = map_http_error(sqs_reply(400, "QueueDoesNotExist", ";Receiver"));
+  EXPECT_EQ(empty.code, "QueueDoesNotExist");  // no code: the header is ignored, fault too
+  EXPECT_EQ(empty.error_class, ErrorClass::Permanent);
 }
 
 TEST(ErrorMapping, ClassifiesCodesBeforeStatuses) {

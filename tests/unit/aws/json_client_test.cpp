@@ -9,6 +9,7 @@
 #include <deque>
 #include <stop_token>
 
+#include "aws/protocol/reply_checksum.hpp"
 #include "testing/clocks.hpp"
 #include "testing/fixed_random.hpp"
 #include "testing/scripted_transport.hpp"
@@ -55,12 +56,14 @@ class RecordingObserver final : public JsonClientObserver {
 
 class JsonClientTest : public ::testing::Test {
  protected:
-  JsonClient client_for(ScriptedTransport& transport, RetryPolicy& policy) {
+  JsonClient client_for(ScriptedTransport& transport, RetryPolicy& policy,
+                        bool verify_crc32 = false) {
     return JsonClient({.service = "dynamodb",
                        .signing_name = "dynamodb",
                        .target_prefix = "DynamoDB_20120810",
                        .endpoint = "http://127.0.0.1:1",
-                       .region = "us-east-1"},
+                       .region = "us-east-1",
+                       .verify_crc32 = verify_crc32},
                       transport, credentials_, policy,
                       {.clock = clock_,
                        .sleeper = sleeper_,
@@ -227,6 +230,66 @@ TEST_F(JsonClientTest, AnEndpointThatIsNotAUrlIsAPermanentErrorNotAnException) {
   EXPECT_EQ(reply.error().code, "InvalidEndpoint");
   EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
   EXPECT_TRUE(transport.requests().empty());
+}
+
+// A reply with x-amz-crc32 set to `crc` (a decimal uint32 as DynamoDB writes it).
+Step with_crc(long status, std::string body, std::string crc) {
+  return http::HttpResponse{
+      .status = status, .headers = {{"x-amz-crc32", std::move(crc)}}, .body = std::move(body)};
+}
+std::string crc_text(std::string_view body) {
+  return std::to_string(crc32_of(body));
+}
+
+TEST_F(JsonClientTest, AReplyWhoseCrc32MismatchesIsRetriedAndTheGoodReplyReturned) {
+  const std::string good = R"({"Attributes":{"pk":{"S":"a"}}})";
+  ScriptedTransport transport(
+      {with_crc(200, good, crc_text(good) + "1"), with_crc(200, good, crc_text(good))});
+  auto client = client_for(transport, policy_, /*verify_crc32=*/true);
+  const auto reply = client.call("UpdateItem", {});
+  ASSERT_TRUE(reply) << reply.error().code;
+  EXPECT_EQ((*reply)["Attributes"]["pk"]["S"], "a");
+  EXPECT_THAT(observer_.events, ElementsAre("dynamodb/UpdateItem#1=CRC32CheckFailed retry",
+                                            "dynamodb/UpdateItem#2=ok"));
+}
+
+TEST_F(JsonClientTest, PersistentCrc32MismatchEndsRetryableAndAmbiguous) {
+  // The body parses as valid JSON: only the checksum tells it was damaged on the way.
+  ScriptedTransport transport(
+      {with_crc(200, "{}", "12345"), with_crc(200, "{}", "12345"), with_crc(200, "{}", "12345")});
+  auto client = client_for(transport, policy_, /*verify_crc32=*/true);
+  const auto reply = client.call("PutItem", {});
+  ASSERT_FALSE(reply);
+  EXPECT_EQ(reply.error().code, "CRC32CheckFailed");
+  EXPECT_EQ(reply.error().error_class, ErrorClass::Retryable);
+  EXPECT_TRUE(reply.error().ambiguous);
+  EXPECT_EQ(reply.error().http_status, 200);
+  EXPECT_EQ(transport.requests().size(), 3u);
+}
+
+TEST_F(JsonClientTest, ADamagedErrorReplyIsNotReadAsItsPermanentError) {
+  const std::string conditional =
+      R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException"})";
+  ScriptedTransport transport({with_crc(400, conditional, "not-a-number"), ok("{}")});
+  auto client = client_for(transport, policy_, /*verify_crc32=*/true);
+  ASSERT_TRUE(client.call("PutItem", {}));
+  EXPECT_THAT(observer_.events,
+              ElementsAre("dynamodb/PutItem#1=CRC32CheckFailed retry", "dynamodb/PutItem#2=ok"));
+}
+
+TEST_F(JsonClientTest, AMatchingOrAbsentCrc32IsAcceptedAndOffMeansUnchecked) {
+  const std::string conditional =
+      R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException"})";
+  ScriptedTransport checked({with_crc(400, conditional, crc_text(conditional)), ok("{}")});
+  auto client = client_for(checked, policy_, /*verify_crc32=*/true);
+  const auto refused = client.call("PutItem", {});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().code, "ConditionalCheckFailedException");
+  ASSERT_TRUE(client.call("GetItem", {}));  // no header: accepted
+
+  ScriptedTransport unchecked({with_crc(200, "{}", "1")});
+  auto sqs_like = client_for(unchecked, policy_, /*verify_crc32=*/false);
+  EXPECT_TRUE(sqs_like.call("GetItem", {}));
 }
 
 }  // namespace
