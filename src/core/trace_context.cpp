@@ -49,8 +49,8 @@ std::string TraceContext::traceparent() const {
                                          '8', '9', 'a', 'b', 'c', 'd', 'e', 'f'};
   std::string out = "00-";
   out.append(trace_id).append("-").append(parent_id).append("-");
-  out.push_back(kDigits.at(flags >> 4));
-  out.push_back(kDigits.at(flags & 0x0f));
+  out.push_back(kDigits.at(static_cast<std::size_t>(flags >> 4)));
+  out.push_back(kDigits.at(static_cast<std::size_t>(flags & 0x0f)));
   return out;
 }
 
