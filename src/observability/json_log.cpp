@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/overloaded.hpp"
+#include "core/trace_context.hpp"
 
 namespace ic::observability {
 namespace {
@@ -161,6 +162,11 @@ void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<Log
       append_value(text, field.value());
     }
     keys.push_back(std::move(key));
+  }
+  // Every line written while a charge's trace is current carries it, whoever logs it.
+  if (const auto trace = current_traceparent(); !trace.empty() && !contains(keys, "traceparent")) {
+    text.append(R"(,"traceparent":)");
+    append_string(text, trace);
   }
   text.append("}\n");
   MutexLock lock(sink_mutex_);

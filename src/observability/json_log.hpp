@@ -2,7 +2,9 @@
 // Values are escaped by nlohmann-json (invalid UTF-8 is replaced, never emitted raw), a string
 // value longer than kMaxLogValueBytes is cut there and marked "...(<n> bytes)", and values of
 // secret-looking keys are redacted (see is_redacted_key) as a defence against a careless call.
-// A key given twice keeps its first value, so no line carries a duplicate key.
+// A key given twice keeps its first value, so no line carries a duplicate key. While a trace
+// context is current on the calling thread (core/trace_context.hpp) the line ends with its
+// "traceparent".
 //
 //   Logger log{LogLevel::Info};                        // stderr
 //   log.info("claim decided", {{"chargeId", id}, {"outcome", "ACQUIRED"}, {"fence", 3}});

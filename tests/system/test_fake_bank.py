@@ -58,6 +58,7 @@ def test_first_debit_is_created_and_a_replay_returns_the_same_id_and_is_counted(
         **debit_body(),
         "debitId": debit_id,
         "replays": 1,
+        "traceparent": None,  # the request carried none
     }
     assert isinstance(entry["createdAt"], int) and entry["createdAt"] > 1_700_000_000_000
     assert ledger["stats"]["debits"] == 1
@@ -329,7 +330,7 @@ def test_notification_is_accepted_once_and_replays_are_counted(fake_bank: FakeBa
     assert fake_bank.notify(notification_body()).status == 202
     assert fake_bank.notify(notification_body()).status == 200
     ledger = fake_bank.ledger()
-    assert ledger["notifications"] == [{"key": "CHG-N:notify", "chargeId": "CHG-N", "debitId": "DBT-1", "count": 2}]
+    assert ledger["notifications"] == [{"key": "CHG-N:notify", "chargeId": "CHG-N", "debitId": "DBT-1", "count": 2, "traceparent": None}]
     assert ledger["stats"]["notifications"] == 1
     assert ledger["stats"]["notificationReplays"] == 1
 

@@ -38,6 +38,9 @@ class _Debit:
     debit_id: str
     created_at: int
     replays: int = 0
+    # The W3C traceparent header of the request that created it (None when it had none), so a
+    # test can follow a charge's trace from the producer to core banking.
+    traceparent: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -49,6 +52,7 @@ class _Debit:
             "debitId": self.debit_id,
             "replays": self.replays,
             "createdAt": self.created_at,
+            "traceparent": self.traceparent,
         }
 
 
@@ -56,6 +60,7 @@ class _Debit:
 class _Notification:
     request: NotificationRequest
     count: int = 1
+    traceparent: str | None = None  # as on _Debit
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -63,6 +68,7 @@ class _Notification:
             "chargeId": self.request.charge_id,
             "debitId": self.request.debit_id,
             "count": self.count,
+            "traceparent": self.traceparent,
         }
 
 
@@ -121,7 +127,7 @@ class Bank:
             self._stats["hangs"] += 1
             return self._faults.hang.delay_ms
 
-    def debit(self, request: DebitRequest) -> Outcome:
+    def debit(self, request: DebitRequest, traceparent: str | None = None) -> Outcome:
         with self._lock:
             faults = self._faults
             if self._draw(faults.transient_error_rate):
@@ -143,7 +149,7 @@ class Bank:
             if code is not None:
                 self._stats["rejected"] += 1
                 return Outcome(422, _error(code), "rejected")
-            debit = _Debit(request, f"DBT-{next(self._debit_ids):010d}", self._clock_ms())
+            debit = _Debit(request, f"DBT-{next(self._debit_ids):010d}", self._clock_ms(), traceparent=traceparent)
             self._debits[request.charge_id] = debit
             self._stats["debits"] += 1
             withhold = None
@@ -153,7 +159,7 @@ class Bank:
                 self._stats["commitThenTimeouts"] += 1
             return Outcome(201, {"debitId": debit.debit_id}, "created", withhold)
 
-    def notify(self, request: NotificationRequest) -> Outcome:
+    def notify(self, request: NotificationRequest, traceparent: str | None = None) -> Outcome:
         with self._lock:
             if self._draw(self._faults.notification_failure_rate):
                 self._stats["notificationFailures"] += 1
@@ -163,7 +169,7 @@ class Bank:
                 existing.count += 1
                 self._stats["notificationReplays"] += 1
                 return Outcome(200, {"key": request.key}, "replay")
-            self._notifications[request.key] = _Notification(request)
+            self._notifications[request.key] = _Notification(request, traceparent=traceparent)
             self._stats["notifications"] += 1
             return Outcome(202, {"key": request.key}, "accepted")
 

@@ -246,7 +246,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._pause(hang_ms)
             self.close_connection = True
             return
-        outcome = self.server.bank.debit(request)
+        outcome = self.server.bank.debit(request, self.headers.get("traceparent"))
         if outcome.withhold is None:
             self._answer(outcome)
             return
@@ -266,7 +266,7 @@ class _Handler(BaseHTTPRequestHandler):
             raise _Reject(400, "MALFORMED_REQUEST", str(e)) from None
         self._fields.update(chargeId=request.charge_id, account=mask_account(request.account_id))
         self._pause(self.server.bank.faults.latency_ms)
-        self._answer(self.server.bank.notify(request))
+        self._answer(self.server.bank.notify(request, self.headers.get("traceparent")))
 
     def _ledger(self, _body: bytes) -> None:
         self._respond(200, self.server.bank.snapshot(), "ok")

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/trace_context.hpp"
 #include "http/retry_after.hpp"
 
 namespace ic::bank {
@@ -61,6 +62,11 @@ std::expected<http::HttpResponse, CallFailure> post_json(http::HttpTransport& tr
                   {"Idempotency-Key", std::string(key)}},
       .body = std::move(body),
   };
+  // The producer's trace context as received (W3C Trace Context), so core banking and the
+  // notifier can join the charge to the billing run's trace; no span of our own is made.
+  if (const auto trace = current_traceparent(); !trace.empty()) {
+    request.headers.emplace_back("traceparent", std::string(trace));
+  }
   auto send = [&]() -> std::expected<http::HttpResponse, CallFailure> {
     auto reply = transport.send(request, endpoint.timeouts());
     if (!reply) {

@@ -29,7 +29,8 @@ struct CallFailure {
 };
 
 // POST {base}{path} with Content-Type: application/json, Idempotency-Key: key and, when
-// `token` is given, Authorization: Bearer <token>. A 401 to a token makes one re-read of the
+// `token` is given, Authorization: Bearer <token>, and traceparent when a trace context is
+// current on this thread (core/trace_context.hpp). A 401 to a token makes one re-read of the
 // token file and, when the token changed (rotated since the last stat), one more attempt: a
 // 401 means nothing was processed, and the Idempotency-Key makes the repeat safe anyway.
 // Precondition: valid_idempotency_key(key).

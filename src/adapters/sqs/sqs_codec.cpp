@@ -125,7 +125,8 @@ std::expected<consumer::MessageAttributes, Error> decode_attributes(const json& 
 }
 
 json encode_receive(std::string_view queue_url, int max_messages, std::chrono::seconds wait) {
-  const json system_attributes = json::array({"ApproximateReceiveCount", "SentTimestamp"});
+  const json system_attributes =
+      json::array({"ApproximateReceiveCount", "SentTimestamp", "AWSTraceHeader"});
   return {{"QueueUrl", queue_url},
           {"MaxNumberOfMessages", max_messages},
           {"WaitTimeSeconds", wait.count()},

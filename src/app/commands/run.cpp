@@ -26,6 +26,7 @@
 #include "core/random.hpp"
 #include "core/time.hpp"
 #include "core/token_bucket.hpp"
+#include "core/trace_context.hpp"
 #include "observability/admin_server.hpp"
 
 namespace ic::app {
@@ -60,6 +61,19 @@ class ShutdownSignals {
   sigset_t set_;
   std::jthread waiter_;
 };
+
+// The producer's W3C `traceparent` message attribute when valid, else the X-Ray AWSTraceHeader
+// SQS sets (docs/design.md §5); a malformed one is ignored, never a reason to fail a charge.
+std::optional<TraceContext> trace_of(const consumer::Message& message) {
+  if (const auto it = message.message_attributes.find("traceparent");
+      it != message.message_attributes.end() && it->second.data_type.starts_with("String")) {
+    if (auto context = parse_traceparent(it->second.value)) return context;
+  }
+  if (const auto it = message.attributes.find("AWSTraceHeader"); it != message.attributes.end()) {
+    return parse_aws_trace_header(it->second);
+  }
+  return std::nullopt;
+}
 
 // One line saying which start-up step failed; returns the exit code.
 int startup_failure(observability::Logger& log, std::string_view what, std::string_view detail) {
@@ -147,6 +161,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
       timed_queue,
       [&](const consumer::Message& message, consumer::LeaseHeartbeat& heartbeat) {
         const MessageScope scope(message.message_id);
+        const TraceScope trace(trace_of(message));
         return handler.handle(message.body, message.receive_count, heartbeat);
       },
       {.workers = static_cast<std::size_t>(settings.workers),

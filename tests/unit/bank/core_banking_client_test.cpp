@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "core/trace_context.hpp"
 #include "testing/bank_client_fixture.hpp"
 #include "testing/bound_socket.hpp"
 #include "testing/scripted_bank_server.hpp"
@@ -59,6 +60,22 @@ class CoreBankingClientTest : public BankClientTest {
     return rejected == nullptr ? std::string() : rejected->code;
   }
 };
+
+TEST_F(CoreBankingClientTest, SendsTheProducersTraceContextAsTraceparent) {
+  ScriptedBankServer server(Reply{201, R"({"debitId":"DBT-1"})"});
+  {
+    // Converted from X-Ray, as run.cpp does for a message with only an AWSTraceHeader.
+    const TraceScope trace(parse_aws_trace_header(
+        "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"));
+    (void)debit_against(server.base_url());
+  }
+  (void)debit_against(server.base_url());
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].header("traceparent"),
+            "00-5759e988bd862e3fe1be46a994272793-53995c3f42cd8ad8-01");
+  EXPECT_EQ(requests[1].header("traceparent"), "");  // no scope, no header
+}
 
 TEST_F(CoreBankingClientTest, PostsTheChargeAsJsonWithTheIdempotencyKey) {
   ScriptedBankServer server(Reply{201, R"({"debitId":"DBT-1"})"});

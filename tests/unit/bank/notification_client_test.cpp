@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/trace_context.hpp"
 #include "testing/bank_client_fixture.hpp"
 #include "testing/bound_socket.hpp"
 #include "testing/scripted_bank_server.hpp"
@@ -59,6 +60,21 @@ TEST_F(NotificationClientTest, PostsTheDebitAsJsonWithTheIdempotencyKey) {
                             {"amountMinor", 2500},
                             {"currency", "INR"},
                             {"chargeType", "SMS_ALERT_FEE"}}));
+}
+
+TEST_F(NotificationClientTest, SendsTheCurrentTraceContextAndNoneOutsideAScope) {
+  ScriptedBankServer server(Reply{202, ""});
+  {
+    const TraceScope trace(
+        parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
+    (void)notify_against(server.base_url());
+  }
+  (void)notify_against(server.base_url());
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].header("traceparent"),
+            "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01");
+  EXPECT_EQ(requests[1].header("traceparent"), "");
 }
 
 TEST_F(NotificationClientTest, ADebitRefThatIsNotUtf8IsSentAsValidJsonNotThrown) {

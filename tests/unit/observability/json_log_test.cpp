@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/trace_context.hpp"
 #include "testing/clocks.hpp"
 
 namespace ic::observability {
@@ -58,6 +59,25 @@ TEST(JsonLog, LineIsOneJsonObjectWithTimestampLevelMessageThenFieldsInOrder) {
   EXPECT_TRUE(json["fence"].is_number_integer());
   EXPECT_TRUE(json["seconds"].is_number_float());
   EXPECT_TRUE(json["final"].is_boolean());
+}
+
+TEST(JsonLog, LinesInsideATraceScopeCarryItsTraceparentOnce) {
+  Capture out;
+  Logger log{LogLevel::Debug, out.sink(), kFixedClock};
+  constexpr std::string_view kTrace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+  {
+    const TraceScope trace(parse_traceparent(kTrace));
+    log.info("debited", {{"chargeId", "CHG-1"}});
+    log.info("caller's own", {{"traceparent", "given"}});
+  }
+  log.info("after", {});
+  ASSERT_EQ(out.lines.size(), 3u);
+  EXPECT_EQ(out.parsed(0)["traceparent"], kTrace);
+  EXPECT_EQ(out.parsed(0)["chargeId"], "CHG-1");
+  EXPECT_EQ(out.parsed(1)["traceparent"], "given");  // never a duplicate key
+  EXPECT_EQ(out.lines[1].find("traceparent", out.lines[1].find("traceparent") + 1),
+            std::string::npos);
+  EXPECT_FALSE(out.parsed(2).contains("traceparent"));
 }
 
 TEST(JsonLog, TimestampIsRfc3339UtcWithMilliseconds) {

@@ -15,7 +15,7 @@ TEST(SqsCodec, ReceiveAsksForReceiveCountSentTimestampAndAllMessageAttributes) {
   EXPECT_EQ(request["QueueUrl"], "https://q/1/charge-due");
   EXPECT_EQ(request["MaxNumberOfMessages"], 7);
   EXPECT_EQ(request["WaitTimeSeconds"], 20);
-  const json system = json::array({"ApproximateReceiveCount", "SentTimestamp"});
+  const json system = json::array({"ApproximateReceiveCount", "SentTimestamp", "AWSTraceHeader"});
   EXPECT_EQ(request["MessageSystemAttributeNames"], system);
   // A member outside the QueueAttributeName enum makes the request invalid for AWS's model.
   EXPECT_EQ(request["AttributeNames"], json::array({"All"}));
