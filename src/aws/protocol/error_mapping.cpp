@@ -54,7 +54,8 @@ std::optional<int> parse_int(std::string_view text) {
 // retryable, Sender leaves the status-based class (permanent for a 4xx).
 void apply_query_error(AwsError& error, std::string_view header) {
   const auto semicolon = header.find(';');
-  const auto code = header.substr(0, semicolon);
+  // ElasticMQ puts the JSON type ("com.amazonaws.sqs#QueueDoesNotExist") in the header.
+  const auto code = bare_error_type(header.substr(0, semicolon));
   const auto fault =
       semicolon == std::string_view::npos ? std::string_view{} : header.substr(semicolon + 1);
   if (code.empty()) return;

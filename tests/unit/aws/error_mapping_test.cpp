@@ -117,6 +117,11 @@ TEST(ErrorMapping, QueryErrorHeaderWithoutFaultOrCodeIsHandled) {
   const auto empty = map_http_error(sqs_reply(400, "QueueDoesNotExist", ";Receiver"));
   EXPECT_EQ(empty.code, "QueueDoesNotExist");  // no code: the header is ignored, fault too
   EXPECT_EQ(empty.error_class, ErrorClass::Permanent);
+  // ElasticMQ sends the JSON type in the header: its prefix goes, as it does from __type.
+  const auto elasticmq = map_http_error(
+      sqs_reply(400, "QueueDoesNotExist", "com.amazonaws.sqs#QueueDoesNotExist;Sender"));
+  EXPECT_EQ(elasticmq.code, "QueueDoesNotExist");
+  EXPECT_EQ(elasticmq.error_class, ErrorClass::Permanent);
 }
 
 TEST(ErrorMapping, ClassifiesCodesBeforeStatuses) {
