@@ -36,7 +36,7 @@ HEARTBEAT_MARGIN_MS = 1000
 
 OUTAGE_LEASE_S = 2
 CIRCUIT_ENV = {"CIRCUIT_PROBE_MIN_MS": "500", "CIRCUIT_PROBE_MAX_MS": "2000", "CIRCUIT_RAMP_MS": "2000"}
-OUTAGE_SPEC: dict[str, Any] = {"lease": OUTAGE_LEASE_S, "maxReceiveCount": 5, "sendSeconds": 10.0, "env": CIRCUIT_ENV}
+OUTAGE_SPEC: dict[str, Any] = {"lease": OUTAGE_LEASE_S, "maxReceiveCount": 5, "sendSeconds": 8.0, "env": CIRCUIT_ENV}
 
 
 def scenarios(lease: int) -> dict[str, dict[str, Any]]:
@@ -56,15 +56,15 @@ def scenarios(lease: int) -> dict[str, dict[str, Any]]:
         "mixed": {"mixed": True},
         # Long outages (issue 22), sized for CI: a 2 s lease makes 25 leases 50 s, and
         # maxReceiveCount 5 is the issue's (before the circuits, SQS dead-lettered every
-        # charge of such an outage). Each is sent over 10 s (or charges/60 s) from t=0, the
+        # charge of such an outage). Each is sent over 8 s (or charges/60 s) from t=0, the
         # outage starting at 2 s, so the whole workload meets it.
         "bank-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "bank-outage", 25 * OUTAGE_LEASE_S)]},
-        "store-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "store-outage", 12 * OUTAGE_LEASE_S)], "storeProxy": True},
-        "notify-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "notify-outage", 8 * OUTAGE_LEASE_S)]},
-        "bank-429-retry-after": {**OUTAGE_SPEC, "steps": [Step(2, "bank-429", 8)]},
+        "store-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "store-outage", 10 * OUTAGE_LEASE_S)], "storeProxy": True},
+        "notify-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "notify-outage", 6 * OUTAGE_LEASE_S)]},
+        "bank-429-retry-after": {**OUTAGE_SPEC, "steps": [Step(2, "bank-429", 6)]},
         # Latency x10 and more (1.5 s a call against a few ms): BANK_SLOW_CALL_MS 1000 makes
         # every call slow, so the adaptive limit shrinks; lease 4 s keeps the calls inside it.
-        "bank-slow": {**OUTAGE_SPEC, "lease": LEASE_S, "steps": [Step(2, "bank-slow", 10)],
+        "bank-slow": {**OUTAGE_SPEC, "lease": LEASE_S, "steps": [Step(2, "bank-slow", 8)],
                       "env": {**CIRCUIT_ENV, "BANK_SLOW_CALL_MS": "1000"}},
     }
 
