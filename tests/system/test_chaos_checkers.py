@@ -154,6 +154,18 @@ def test_c4_accepts_an_unlogged_final_write_only_from_the_newest_claim_of_a_kill
     assert not verdicts(run)["C4"].ok, "the table holds a superseded claim's token"
 
 
+def test_c4_accepts_an_unlogged_final_write_whose_answer_was_lost_in_a_store_outage() -> None:
+    run = clean_run()
+    run.events = [e for e in run.events if not (e["type"] == "recorded" and e["chargeId"] == "CHG-A")]
+    failed = {"t": 102.3, "type": "store_failed", "chargeId": "CHG-A", "operation": "complete", "consumer": "c2.0"}
+    run.events.append({**failed, "ambiguous": False})
+    assert not verdicts(run)["C4"].ok, "an unambiguous failure wrote nothing"
+    run.events.append({**failed, "ambiguous": True, "consumer": "c1.0"})
+    assert not verdicts(run)["C4"].ok, "c1 did not hold the newest claim"
+    run.events.append({**failed, "ambiguous": True})
+    assert verdicts(run)["C4"].ok, "c2's final write went out and its answer was lost"
+
+
 def test_c4_counts_fenced_writes_without_failing() -> None:
     run = clean_run()
     run.events.append({"t": 103.0, "type": "fenced", "chargeId": "CHG-A", "claimToken": "ta", "consumer": "c1.0"})

@@ -242,14 +242,20 @@ def c4_no_stale_completion(run: Run) -> CheckResult:
             if record is not None and record.get("claimToken") != token:
                 problems.append(f"{key}: table token {str(record.get('claimToken'))[:8]} is not the writer's {token[:8]}")
     died = {e["consumer"]: e["t"] for e in run.of_type("fault") if e.get("action") == "kill" and "consumer" in e}
+    # A final write whose answer was lost (the connection cut after the request went out: a
+    # store outage) is logged as an ambiguous store failure, and may have landed.
+    ambiguous_final = {(e["consumer"], e.get("chargeId")) for e in run.of_type("store_failed")
+                       if e.get("ambiguous") and e.get("operation") in ("complete", "fail")}
     for key, record in run.records.items():
         if record.get("state") not in ("DONE", "FAILED") or (key, last_epoch) in writes:
             continue
-        # A writer SIGKILLed between its write and its log line leaves no `recorded` event:
-        # the table's token must then be the newest claim's, and that claim's process killed.
+        # A writer SIGKILLed between its write and its log line, or whose write's answer was
+        # lost, leaves no `recorded` event: the table's token must then be the newest claim's,
+        # and that claim's process killed or its final write ambiguous.
         acquired = [c for c in claims.get(key, []) if run.epoch(c["t"]) == last_epoch]
         newest = max(acquired, key=lambda c: c.get("fence") or 0, default=None)
-        if newest is None or newest.get("claimToken") != record.get("claimToken") or newest["consumer"] not in died:
+        explained = newest is not None and (newest["consumer"] in died or (newest["consumer"], key) in ambiguous_final)
+        if newest is None or newest.get("claimToken") != record.get("claimToken") or not explained:
             problems.append(f"{key}: final in the table but no accepted final write in the history")
     counts = {"fenced": len(fenced), "finalWrites": sum(len(t) for t in writes.values())}
     detail = f"{counts['finalWrites']} accepted final writes, {len(fenced)} fenced writes refused"

@@ -94,7 +94,8 @@ def consumer_events(lines: Iterable[Event], consumer: str, offset_ms: int = 0) -
             out.append({**base, "type": "fenced", **ids, "operation": line.get("operation"),
                         "claimToken": line.get("claimToken")})
         elif msg == "idempotency store failed":
-            out.append({**base, "type": "store_failed", **ids, "operation": line.get("operation")})
+            out.append({**base, "type": "store_failed", **ids, "operation": line.get("operation"),
+                        "ambiguous": bool(line.get("ambiguous"))})
         elif msg == "dead-lettering":
             out.append({**base, "type": "dlq", **ids, "reason": line.get("failureReason")})
         elif msg in CIRCUIT_TRANSITIONS and isinstance(line.get("dependency"), str):
