@@ -74,7 +74,7 @@ def test_a_clean_run_passes_every_checker() -> None:
     assert [name for name, r in results.items() if not r.ok] == []
     assert all(results[n].asserted for n in ("C1", "C2", "C3", "C4", "C4L", "C5"))
     # The long-outage checkers judge only runs that had an outage (or a Retry-After).
-    assert [n for n in ("C6", "C7", "C8", "C9") if results[n].asserted] == []
+    assert [n for n in ("C6", "C7", "C8", "C9", "C10") if results[n].asserted] == []
     assert results["C1"].counts == {"debits": 2, "doubles": 0, "attempts": 4, "maxAttempts": 2, "replays": 0}
     assert results["C3"].counts == {"ledgerTotal": 401, "expectedTotal": 401}
 
@@ -336,3 +336,20 @@ def test_circuit_transitions_and_bank_arrival_times_become_events() -> None:
                              "status": 429, "outcome": "throttled", "ms": 1500.0, "retryAfter": "3"}])
     assert event["start"] == pytest.approx(parse_ts("2026-12-01T03:00:11.000Z") - 1.5)
     assert event["retryAfter"] == "3"
+
+
+def test_c10_catches_a_lost_notification_or_debits_stopped_by_a_notification_outage() -> None:
+    run = clean_run()
+    run.outages = [{"dependency": "notify", "start": 100.0, "end": 103.0}]
+    run.drained_at, run.recovery_bound_seconds = 103.0, 30.0
+    run.notified = {"CHG-A"}
+    run.records["CHG-M"]["status"] = "DEBITED_NOTIFICATION_FAILED"
+    result = verdicts(run)["C10"]
+    assert result.asserted and result.ok, result.detail
+    assert result.counts == {"debitsDuringOutage": 2, "notified": 1, "notificationFailed": 1, "lost": 0}
+    run.records["CHG-M"]["status"] = "DEBITED"  # neither notified nor marked for renotify
+    assert only_failure(run) == "C10"
+    run.records["CHG-M"]["status"] = "DEBITED_NOTIFICATION_FAILED"
+    run.outages = [{"dependency": "notify", "start": 110.0, "end": 120.0}]  # no debit while it lasted
+    run.drained_at = 120.0
+    assert only_failure(run) == "C10"

@@ -34,6 +34,8 @@ Long outages (issue 22), asserted only on runs whose nemesis had one:
 - C8 drained within recovery_bound_seconds() after the outage ended.
 - C9 Retry-After honoured: a charge answered 429/503 with Retry-After N is not tried again
   before N seconds (asserted on any run that saw such an answer).
+- C10 no notification lost: during a notification outage debits go on, and every debited
+  charge is notified or recorded DEBITED_NOTIFICATION_FAILED (renotify's input).
 """
 
 from __future__ import annotations
@@ -98,6 +100,7 @@ class Run:
     # Attempts that reach the bank this soon after a circuit opened were admitted before it
     # did (the breaker answered, then the request went out): calls before it opened.
     admitted_grace_s: float = 0.25
+    notified: set[str] | None = None  # chargeIds the bank holds a notification for (None: not read)
 
     def of_type(self, *types: str) -> list[Event]:
         return [e for e in self.events if e["type"] in types]
@@ -429,8 +432,28 @@ def c9_retry_after_honoured(run: Run) -> CheckResult:
     return CheckResult("C9", not early, detail if not early else f"{detail}; {early[:3]}", counts=counts)
 
 
+def c10_no_notification_lost(run: Run) -> CheckResult:
+    """A notification outage never stops debits and never loses a notification: debits were
+    committed while it lasted, and every debited charge is notified or recorded
+    DEBITED_NOTIFICATION_FAILED (which `renotify --all-failed-notifications` recovers)."""
+    windows = [o for o in run.outages if o["dependency"] == "notify"]
+    if not windows or run.notified is None:
+        return _na("C10", "no notification outage in this run")
+    during = sum(1 for e in run.of_type("bank") if e.get("outcome") in COMMITTING
+                 and any(w["start"] <= e["t"] <= w["end"] for w in windows))
+    lost = sorted(d["chargeId"] for d in run.ledger if d["chargeId"] not in run.notified
+                  and run.records.get(d["chargeId"], {}).get("status") != "DEBITED_NOTIFICATION_FAILED")
+    failed = sum(1 for r in run.records.values() if r.get("status") == "DEBITED_NOTIFICATION_FAILED")
+    counts = {"debitsDuringOutage": during, "notified": len(run.notified), "notificationFailed": failed, "lost": len(lost)}
+    detail = (f"{during} debits during the outage; {len(run.notified)} notified, {failed} DEBITED_NOTIFICATION_FAILED "
+              f"(renotify recovers them), {len(lost)} neither")
+    ok = during > 0 and not lost
+    return CheckResult("C10", ok, detail if ok else f"{detail}, e.g. {lost[:3]}", counts=counts)
+
+
 CHECKERS = (c1_no_double_debit, c2_nothing_lost, c3_money_conserved, c4_no_stale_completion, c4l_one_live_claim, c5_drain_bound,
-            c6_no_outage_dead_letters, c7_attempts_while_open, c8_drain_after_recovery, c9_retry_after_honoured)
+            c6_no_outage_dead_letters, c7_attempts_while_open, c8_drain_after_recovery, c9_retry_after_honoured,
+            c10_no_notification_lost)
 
 
 def recovery_bound_seconds(lease_s: float, probe_max_s: float, ramp_s: float, charges: int) -> float:

@@ -11,7 +11,7 @@ from tools.chaos.history import Event
 
 COLUMNS = ["scenario", "seed", "charges", "messages", "attempts", "debits", "doubles", "lost", "fenced",
            "overlaps", "drain s", "max stall s (bound)", "DLQ", "open attempts (bound)", "drain after recovery s (bound)",
-           "C1", "C2", "C3", "C4", "C4L", "C5", "C6", "C7", "C8", "C9"]
+           "C1", "C2", "C3", "C4", "C4L", "C5", "C6", "C7", "C8", "C9", "C10"]
 
 
 def row(scenario: str, seed: int, charges: int, messages: int, results: list[CheckResult]) -> dict[str, Any]:

@@ -195,7 +195,9 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
                 pass
             time.sleep(0.25)
         sampler.stop.set()
-        ledger = stack.bank.ledger()["debits"]
+        bank_ledger = stack.bank.ledger()
+        ledger = bank_ledger["debits"]
+        notified = {n["chargeId"] for n in bank_ledger["notifications"]}
         records = stack.records()
         dlq = stack.dead_letters()
         depth = stack.depth(stack.queue_url)
@@ -220,6 +222,7 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
         drained_at=drained_at,
         drain_bound_seconds=checkers.drain_bound_seconds(lease, max(deliveries.values(), default=1), skew, BANK_TIMEOUT_S),
         outages=outage_windows(events),
+        notified=notified,
         recovery_bound_seconds=checkers.recovery_bound_seconds(
             lease, int(env.get("CIRCUIT_PROBE_MAX_MS", "15000")) / 1000, int(env.get("CIRCUIT_RAMP_MS", "5000")) / 1000, charges),
     )
