@@ -108,6 +108,16 @@ RunHealth::RunHealth(const RunSettings& settings, AwsStack& aws, Telemetry& tele
                                 readiness_.ready());  // the gauges' first values
 }
 
+void add_circuit_checks(obs::AdminServer& admin, const application::DependencyCircuits& circuits) {
+  for (const application::Dependency dependency : application::kDependencies) {
+    admin.add_readiness_check(
+        "circuit_" + std::string(application::to_string(dependency)), [&circuits, dependency] {
+          const CircuitState state = circuits.circuit(dependency).state();
+          return obs::ReadinessResult{.ok = true, .detail = std::string(to_string(state))};
+        });
+  }
+}
+
 void RunHealth::add_checks(obs::AdminServer& admin) {
   for (const auto& dependency : readiness_.statuses()) {
     admin.add_readiness_check(dependency.name, [this, name = dependency.name] {

@@ -13,6 +13,7 @@
 #include "app/aws_stack.hpp"
 #include "app/settings.hpp"
 #include "app/telemetry/telemetry.hpp"
+#include "application/dependency_circuits.hpp"
 #include "idempotency/idempotency_store.hpp"
 #include "observability/admin_server.hpp"
 #include "observability/prober.hpp"
@@ -26,6 +27,12 @@ namespace ic::app {
 // The warnings a source queue's settings deserve, as log messages; empty when it is sound.
 [[nodiscard]] std::vector<std::string_view> check_queue_settings(
     std::chrono::seconds lease, const sqs::QueueSettings& settings);
+
+// One readiness check per circuit (circuit_debit, circuit_notify, circuit_store), always ok,
+// its detail the state: a process parked by an open circuit is healthy by design (restarting
+// it would only probe again), so readiness stays 200 while the body shows why it is idle.
+// `circuits` must outlive the admin server.
+void add_circuit_checks(obs::AdminServer& admin, const application::DependencyCircuits& circuits);
 
 // Ownership: everything is borrowed and must outlive the probes. `sqs` and `store` should be
 // built for probing (short timeouts, no retries): a probe's job is to notice.

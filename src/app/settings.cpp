@@ -14,7 +14,7 @@
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 23> kSettings = {{
+constexpr std::array<SettingSpec, 33> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -47,6 +47,24 @@ constexpr std::array<SettingSpec, 23> kSettings = {{
     {"BANK_TLS_CA_FILE", "--bank-tls-ca-file",
      "PEM CA bundle that verifies the bank APIs (else the system store)", ""},
     {"RECEIVERS", "--receivers", "concurrent long polls (default: WORKERS / 16, rounded up)", ""},
+    {"CIRCUIT_WINDOW", "--circuit-window", "outcomes in each circuit's sliding window", "20"},
+    {"CIRCUIT_MIN_CALLS", "--circuit-min-calls",
+     "outcomes a window must hold before it can open the circuit", "10"},
+    {"CIRCUIT_FAILURE_PERCENT", "--circuit-failure-percent",
+     "failure share of the window (%) that opens the circuit", "50"},
+    {"CIRCUIT_PROBE_MIN_MS", "--circuit-probe-min-ms",
+     "first probe this long after a circuit opens (ms)", "1000"},
+    {"CIRCUIT_PROBE_MAX_MS", "--circuit-probe-max-ms",
+     "cap of the doubling delay between failed probes (ms)", "15000"},
+    {"CIRCUIT_RAMP_MS", "--circuit-ramp-ms",
+     "slow start after the debit circuit closes: bank concurrency ramps over this (ms)", "5000"},
+    {"BANK_MAX_RPS", "--bank-max-rps", "debit calls per second per process, 0 for no limit", "0"},
+    {"BANK_CONCURRENCY_MIN", "--bank-concurrency-min",
+     "floor of the adaptive limit of concurrent debits", "1"},
+    {"BANK_CONCURRENCY_MAX", "--bank-concurrency-max",
+     "ceiling of the adaptive limit of concurrent debits (default: WORKERS)", ""},
+    {"BANK_SLOW_CALL_MS", "--bank-slow-call-ms",
+     "a debit slower than this shrinks the concurrency limit (ms)", "2000"},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -226,6 +244,67 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
     auto receivers = s.integer("RECEIVERS", 1, 64);
     if (!receivers) return std::unexpected(receivers.error());
     out.receivers = *receivers;
+  }
+  auto outage = load_outage_settings(s, out.workers);
+  if (!outage) return std::unexpected(outage.error());
+  out.outage = *outage;
+  return out;
+}
+
+std::expected<OutageSettings, ConfigError> load_outage_settings(const SettingsSource& s,
+                                                                int workers) {
+  OutageSettings out;
+  const auto read = [&s](std::string_view env, int min, int max,
+                         int& target) -> std::expected<void, ConfigError> {
+    auto value = s.integer(env, min, max);
+    if (!value) return std::unexpected(value.error());
+    target = *value;
+    return {};
+  };
+  const auto read_ms = [&read](std::string_view env, int min, int max,
+                               Millis& target) -> std::expected<void, ConfigError> {
+    int value = 0;
+    if (auto ok = read(env, min, max, value); !ok) return ok;
+    target = Millis{value};
+    return {};
+  };
+  // Checked in order; each bound that depends on another setting names it.
+  if (auto ok = read("CIRCUIT_WINDOW", 1, 1000, out.circuit.window); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = read("CIRCUIT_MIN_CALLS", 1, out.circuit.window, out.circuit.min_calls); !ok) {
+    return std::unexpected(ConfigError{ok.error().line + " (at most CIRCUIT_WINDOW)"});
+  }
+  if (auto ok = read("CIRCUIT_FAILURE_PERCENT", 1, 100, out.circuit.failure_percent); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = read_ms("CIRCUIT_PROBE_MIN_MS", 10, 600'000, out.circuit.probe_min); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = read_ms("CIRCUIT_PROBE_MAX_MS", static_cast<int>(out.circuit.probe_min.count()),
+                        3'600'000, out.circuit.probe_max);
+      !ok) {
+    return std::unexpected(ConfigError{ok.error().line + " (at least CIRCUIT_PROBE_MIN_MS)"});
+  }
+  if (auto ok = read_ms("CIRCUIT_RAMP_MS", 0, 600'000, out.ramp); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = read("BANK_MAX_RPS", 0, 100'000, out.bank_max_rps); !ok) {
+    return std::unexpected(ok.error());
+  }
+  if (auto ok = read("BANK_CONCURRENCY_MIN", 1, 1024, out.bank_concurrency_min); !ok) {
+    return std::unexpected(ok.error());
+  }
+  out.bank_concurrency_max = std::max(workers, out.bank_concurrency_min);
+  if (s.lookup("BANK_CONCURRENCY_MAX")) {
+    if (auto ok =
+            read("BANK_CONCURRENCY_MAX", out.bank_concurrency_min, 1024, out.bank_concurrency_max);
+        !ok) {
+      return std::unexpected(ConfigError{ok.error().line + " (at least BANK_CONCURRENCY_MIN)"});
+    }
+  }
+  if (auto ok = read_ms("BANK_SLOW_CALL_MS", 1, 600'000, out.bank_slow_call); !ok) {
+    return std::unexpected(ok.error());
   }
   return out;
 }

@@ -13,6 +13,7 @@
 #include <string_view>
 
 #include "aws/endpoints.hpp"
+#include "core/circuit_breaker.hpp"
 #include "http/http_transport.hpp"
 
 namespace CLI {
@@ -92,6 +93,16 @@ struct BankAuthSettings {
   http::TlsClientFiles bank_tls;        // both bank APIs; empty fields: libcurl's defaults
 };
 
+// Dependency outages (docs/design.md §3 and §5): the circuits and the bank's backpressure.
+struct OutageSettings {
+  CircuitConfig circuit;  // CIRCUIT_WINDOW, _MIN_CALLS, _FAILURE_PERCENT, _PROBE_MIN/MAX_MS
+  Millis ramp{5000};      // CIRCUIT_RAMP_MS
+  int bank_max_rps = 0;   // BANK_MAX_RPS, 0: no token bucket
+  int bank_concurrency_min = 1;
+  int bank_concurrency_max = 32;  // default: WORKERS
+  Millis bank_slow_call{2000};
+};
+
 struct RunSettings {
   AwsSettings aws;
   std::string queue_url;
@@ -108,6 +119,7 @@ struct RunSettings {
   std::chrono::seconds probe_interval{15};
   BankAuthSettings bank_auth;
   int receivers = 2;
+  OutageSettings outage;
 };
 
 // One receiver feeds this many workers: a real SQS receive takes 20-50 ms and returns at most
@@ -118,5 +130,8 @@ inline constexpr int kWorkersPerReceiver = 16;
 [[nodiscard]] std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s);
 [[nodiscard]] std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource& s);
 [[nodiscard]] std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s);
+// The outage settings; BANK_CONCURRENCY_MAX defaults to `workers`.
+[[nodiscard]] std::expected<OutageSettings, ConfigError> load_outage_settings(
+    const SettingsSource& s, int workers);
 
 }  // namespace ic::app

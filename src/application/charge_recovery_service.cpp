@@ -1,5 +1,6 @@
 #include "application/charge_recovery_service.hpp"
 
+#include <algorithm>
 #include <utility>
 
 #include "core/backoff.hpp"
@@ -41,6 +42,31 @@ class HeartbeatScope {
   bool running_ = true;
 };
 
+// The circuit's reading of an outcome: a failure is the dependency not answering usefully; an
+// answer, even a refusal, is a success (docs/design.md §3).
+CallOutcome store_outcome(const Error& error) {
+  return error.retryable() ? CallOutcome::Failure : CallOutcome::Success;
+}
+
+CallOutcome debit_outcome(const charge::DebitResult& debit) {
+  if (std::holds_alternative<DebitUnavailable>(debit)) return CallOutcome::Failure;
+  if (std::holds_alternative<DebitMisconfigured>(debit)) return CallOutcome::Ignored;
+  return CallOutcome::Success;
+}
+
+std::optional<Millis> retry_after_of(const charge::DebitResult& debit) {
+  if (const auto* unavailable = std::get_if<DebitUnavailable>(&debit)) {
+    return unavailable->retry_after;
+  }
+  return std::nullopt;
+}
+
+// Keeps only the message's visibility alive while no claim is held (a store probe's message):
+// there is no claim to extend, so every tick counts as extended.
+consumer::ClaimExtension no_claim() {
+  return consumer::ClaimExtension::Extended;
+}
+
 DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge& charge) {
   return DeadLetter{std::string(reason), std::move(detail), charge.id.value()};
 }
@@ -51,14 +77,15 @@ ChargeRecoveryService::ChargeRecoveryService(idem::IdempotencyStore& store,
                                              charge::AccountDebitPort& bank,
                                              charge::NotificationPort& notifier, const Clock& clock,
                                              charge::TokenSource& tokens, ChargeObserver& observer,
-                                             ServiceConfig config)
+                                             ServiceConfig config, DependencyCircuits* circuits)
     : store_(store),
       bank_(bank),
       notifier_(notifier),
       clock_(clock),
       tokens_(tokens),
       observer_(observer),
-      config_(std::move(config)) {}
+      config_(std::move(config)),
+      circuits_(circuits) {}
 
 Millis ChargeRecoveryService::transient_backoff(int receive_count) const {
   return backoff_delay(receive_count - 1, config_.retry_base, config_.retry_cap, Jitter::None);
@@ -66,24 +93,112 @@ Millis ChargeRecoveryService::transient_backoff(int receive_count) const {
 
 Disposition ChargeRecoveryService::handle(const Delivery& delivery,
                                           consumer::LeaseHeartbeat& heartbeat) {
+  Permits permits;
+  if (auto wait = admit(permits)) return *wait;
   const Claim claim{delivery.charge, config_.key_prefix + delivery.charge.id.value(),
                     tokens_.next()};
   const Instant claimed_at = clock_.now();
-  auto result = store_.claim({.key = claim.key,
-                              .payload_hash = std::string(delivery.payload_hash),
-                              .token = claim.token,
-                              .owner = config_.owner,
-                              .now = claimed_at,
-                              .lease = config_.lease});
+  auto result = claim_once(delivery, claim, claimed_at);
+  record_store(permits.store, result);
   if (!result) {
     observer_.store_failed(delivery.charge, StoreOperation::Claim, result.error());
-    return RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"};
+    if (permits.store.admission != Admission::Probe || !result.error().retryable()) {
+      abandon(permits.debit, Dependency::Debit);
+      return RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"};
+    }
+    auto held = hold_store_probe(delivery, claim, permits, heartbeat);
+    if (!held) return held.error();
+    result = std::move(*held);
   }
   observer_.claim_decided(delivery.charge, *result);
-  if (result->outcome != ClaimOutcome::Acquired) return on_refusal(delivery, *result);
-  Disposition disposition = run_effect(delivery, claim, heartbeat);
+  if (result->outcome != ClaimOutcome::Acquired) {
+    abandon(permits.debit, Dependency::Debit);
+    return on_refusal(delivery, *result);
+  }
+  Disposition disposition = run_effect(delivery, claim, heartbeat, permits);
   effect_durations_.record(clock_.now() - claimed_at);
   return disposition;
+}
+
+std::optional<Disposition> ChargeRecoveryService::admit(Permits& permits) {
+  if (circuits_ == nullptr) return std::nullopt;
+  CircuitBreaker& store = circuits_->circuit(Dependency::Store);
+  permits.store = store.try_acquire();
+  if (permits.store.admission == Admission::Rejected) return parked(Dependency::Store);
+  if (auto left = circuits_->deferred(Dependency::Debit)) {
+    // The bank's Retry-After: not before it, whatever the circuit says.
+    abandon(permits.store, Dependency::Store);
+    return RetryLater{*left, "debit_unavailable"};
+  }
+  permits.debit = circuits_->circuit(Dependency::Debit).try_acquire();
+  if (permits.debit.admission == Admission::Rejected) {
+    abandon(permits.store, Dependency::Store);
+    return parked(Dependency::Debit);
+  }
+  if (permits.store.admission == Admission::Probe || permits.debit.admission == Admission::Probe) {
+    circuits_->probe_started();
+  }
+  return std::nullopt;
+}
+
+std::expected<idem::ClaimResult, Error> ChargeRecoveryService::claim_once(const Delivery& delivery,
+                                                                          const Claim& claim,
+                                                                          Instant at) {
+  return store_.claim({.key = claim.key,
+                       .payload_hash = std::string(delivery.payload_hash),
+                       .token = claim.token,
+                       .owner = config_.owner,
+                       .now = at,
+                       .lease = config_.lease});
+}
+
+std::expected<idem::ClaimResult, Disposition> ChargeRecoveryService::hold_store_probe(
+    const Delivery& delivery, const Claim& claim, Permits& permits,
+    consumer::LeaseHeartbeat& heartbeat) {
+  CircuitBreaker& store = circuits_->circuit(Dependency::Store);
+  HeartbeatScope visibility(heartbeat);
+  heartbeat.start(no_claim, config_.lease);
+  while (true) {
+    // The probe failed: the circuit reopened with this worker keeping the turn.
+    if (!circuits_->waiter().wait_until(store.snapshot().next_probe_at)) {
+      store.release_reservation();
+      abandon(permits.debit, Dependency::Debit);
+      return std::unexpected(parked(Dependency::Store));
+    }
+    permits.store = store.try_acquire_reserved();
+    if (permits.store.admission == Admission::Rejected) continue;
+    auto result = claim_once(delivery, claim, clock_.now());
+    record_store(permits.store, result);
+    if (result) return std::move(*result);
+    observer_.store_failed(delivery.charge, StoreOperation::Claim, result.error());
+    if (!result.error().retryable() || permits.store.admission != Admission::Probe) {
+      abandon(permits.debit, Dependency::Debit);
+      return std::unexpected(
+          RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"});
+    }
+  }
+}
+
+void ChargeRecoveryService::record_store(const CircuitPermit& permit,
+                                         const std::expected<idem::ClaimResult, Error>& result) {
+  if (circuits_ == nullptr) return;
+  const CallOutcome outcome = result ? CallOutcome::Success : store_outcome(result.error());
+  // A failed probe keeps its turn: this worker retries the same message at the next probe.
+  circuits_->circuit(Dependency::Store).record(permit, outcome, /*keep_probe=*/true);
+}
+
+void ChargeRecoveryService::observe_store(const Error* error) {
+  if (circuits_ == nullptr) return;
+  circuits_->circuit(Dependency::Store)
+      .observe(error == nullptr ? CallOutcome::Success : store_outcome(*error));
+}
+
+void ChargeRecoveryService::abandon(const CircuitPermit& permit, Dependency dependency) {
+  if (circuits_ != nullptr) circuits_->circuit(dependency).abandon(permit);
+}
+
+Disposition ChargeRecoveryService::parked(Dependency dependency) const {
+  return RetryLater{circuits_->park_delay(dependency), "circuit_open"};
 }
 
 Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
@@ -116,7 +231,8 @@ Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
 }
 
 Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Claim& claim,
-                                              consumer::LeaseHeartbeat& heartbeat) {
+                                              consumer::LeaseHeartbeat& heartbeat,
+                                              Permits& permits) {
   heartbeat.start(
       [this, &claim] {
         auto extended = store_.extend(claim.key, claim.token, clock_.now() + config_.lease);
@@ -130,8 +246,14 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
       config_.lease);
   HeartbeatScope heartbeat_scope(heartbeat);
 
-  const charge::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
-  observer_.debit_finished(claim.charge, debit);
+  bool stopped = false;
+  const charge::DebitResult debit = debit_through_circuit(claim, permits, stopped);
+  if (stopped) {
+    // Asked to stop while holding the probe's message: back with the probe schedule.
+    heartbeat_scope.stop();
+    (void)give_back(delivery, claim, debit);
+    return parked(Dependency::Debit);
+  }
   return std::visit(Overloaded{
                         [&](const Debited& debited) {
                           // Notify while the lease is still kept alive; stop just before
@@ -146,22 +268,77 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
                         },
                         [&](const DebitUnavailable&) {
                           heartbeat_scope.stop();
-                          return give_back(delivery, claim);
+                          return give_back(delivery, claim, debit);
                         },
                         // Never recorded FAILED: retried like an unavailable bank until the
                         // queue dead-letters it and an operator redrives it after the fix.
                         [&](const DebitMisconfigured&) {
                           heartbeat_scope.stop();
-                          return give_back(delivery, claim);
+                          return give_back(delivery, claim, debit);
                         },
                     },
                     debit);
 }
 
+charge::DebitResult ChargeRecoveryService::debit_through_circuit(const Claim& claim,
+                                                                 Permits& permits, bool& stopped) {
+  while (true) {
+    charge::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
+    observer_.debit_finished(claim.charge, debit);
+    if (circuits_ == nullptr) return debit;
+    if (const auto retry_after = retry_after_of(debit)) {
+      circuits_->defer(Dependency::Debit, *retry_after);
+    }
+    CircuitBreaker& circuit = circuits_->circuit(Dependency::Debit);
+    const bool probe = permits.debit.admission == Admission::Probe;
+    const CallOutcome outcome = debit_outcome(debit);
+    circuit.record(permits.debit, outcome, /*keep_probe=*/probe);
+    if (!probe || outcome != CallOutcome::Failure) return debit;
+    // The probe failed: hold the message (its claim and visibility kept alive by the running
+    // heartbeat, so its receive count does not grow) and try it again at the next probe.
+    while (true) {
+      const Millis deferred = circuits_->deferred(Dependency::Debit).value_or(Millis{0});
+      const Instant next = std::max(circuit.snapshot().next_probe_at, clock_.now() + deferred);
+      if (!circuits_->waiter().wait_until(next)) {
+        circuit.release_reservation();
+        stopped = true;
+        return debit;
+      }
+      permits.debit = circuit.try_acquire_reserved();
+      if (permits.debit.admission != Admission::Rejected) break;
+    }
+  }
+}
+
 NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debited& debited) {
+  CircuitPermit permit{.admission = Admission::Allowed};
+  if (circuits_ != nullptr) {
+    // An open circuit (or the service's Retry-After) fails fast: the debit is recorded
+    // DEBITED_NOTIFICATION_FAILED and renotify sends it later, so debits never wait on it.
+    std::optional<std::string> skipped;
+    if (circuits_->deferred(Dependency::Notify)) {
+      skipped = "notification deferred by the service's Retry-After; not attempted";
+    } else {
+      permit = circuits_->circuit(Dependency::Notify).try_acquire();
+      if (permit.admission == Admission::Rejected) skipped = "notify circuit open; not attempted";
+    }
+    if (skipped) {
+      NotificationResult notified = charge::NotificationFailed{.detail = std::move(*skipped)};
+      observer_.notification_finished(claim.charge, notified);
+      return notified;
+    }
+  }
   NotificationResult notified =
       notifier_.notify(claim.charge, debited.debit_ref, claim.charge.id.value() + ":notify");
   observer_.notification_finished(claim.charge, notified);
+  if (circuits_ != nullptr) {
+    CallOutcome outcome = CallOutcome::Success;
+    if (const auto* failed = std::get_if<charge::NotificationFailed>(&notified)) {
+      if (failed->transient) outcome = CallOutcome::Failure;
+      if (failed->retry_after) circuits_->defer(Dependency::Notify, *failed->retry_after);
+    }
+    circuits_->circuit(Dependency::Notify).record(permit, outcome);
+  }
   return notified;
 }
 
@@ -191,20 +368,36 @@ Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
                                        "bank refused the debit: " + rejected.code, claim.charge));
 }
 
-Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim) {
+Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim,
+                                             const charge::DebitResult& debit) {
   // Releasing lets the redelivery reclaim at once; the bank dedupes the repeated debit.
   auto released = store_.release(claim.key, claim.token);
   if (!released) {
     observer_.store_failed(claim.charge, StoreOperation::Release, released.error());
-  } else if (*released == WriteOutcome::Fenced) {
-    observer_.fenced(claim.charge, StoreOperation::Release, claim.token);
+    observe_store(&released.error());
+  } else {
+    observe_store(nullptr);
+    if (*released == WriteOutcome::Fenced) {
+      observer_.fenced(claim.charge, StoreOperation::Release, claim.token);
+    }
   }
-  return RetryLater{transient_backoff(delivery.receive_count), "debit_unavailable"};
+  Millis after = transient_backoff(delivery.receive_count);
+  // Never back before the bank said it would take calls again, nor (once the circuit opened)
+  // before the next probe could have changed anything.
+  if (auto retry_after = retry_after_of(debit)) after = std::max(after, *retry_after);
+  if (circuits_ != nullptr) {
+    if (auto left = circuits_->deferred(Dependency::Debit)) after = std::max(after, *left);
+    if (circuits_->circuit(Dependency::Debit).state() != CircuitState::Closed) {
+      after = std::max(after, circuits_->park_delay(Dependency::Debit));
+    }
+  }
+  return RetryLater{after, "debit_unavailable"};
 }
 
 Disposition ChargeRecoveryService::after_final_write(
     const Claim& claim, StoreOperation operation, const std::expected<WriteOutcome, Error>& written,
     Disposition on_written) {
+  observe_store(written ? nullptr : &written.error());
   if (!written) {
     // Our claim is still recorded as ours; a redelivery reclaims it once the lease ends and the
     // bank answers the repeated debit from its idempotency record.

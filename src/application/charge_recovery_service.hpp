@@ -6,10 +6,13 @@
 //                                        heartbeat);
 #pragma once
 
+#include <expected>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "application/charge_observer.hpp"
+#include "application/dependency_circuits.hpp"
 #include "application/recheck_policy.hpp"
 #include "consumer/disposition.hpp"
 #include "consumer/lease_heartbeat.hpp"
@@ -37,14 +40,18 @@ struct Delivery {
 };
 
 // Thread-safety: handle() may run concurrently on many threads; its only mutable state is the
-// internally locked window of effect durations that times in-progress re-checks. Ownership: every
-// port is borrowed and must outlive the service.
+// internally locked window of effect durations that times in-progress re-checks (the circuits
+// lock their own). Ownership: every port is borrowed and must outlive the service.
+// With `circuits` (docs/design.md §3, "Dependency outages") the store, debit and notify calls
+// go through their circuits: a message finding the store or debit circuit open is handed back
+// untouched (RetryLater, reason circuit_open), the probe's message is held by its worker across
+// failed probes, and an open notify circuit records DEBITED_NOTIFICATION_FAILED at once.
 class ChargeRecoveryService {
  public:
   ChargeRecoveryService(idem::IdempotencyStore& store, charge::AccountDebitPort& bank,
                         charge::NotificationPort& notifier, const Clock& clock,
-                        charge::TokenSource& tokens, ChargeObserver& observer,
-                        ServiceConfig config);
+                        charge::TokenSource& tokens, ChargeObserver& observer, ServiceConfig config,
+                        DependencyCircuits* circuits = nullptr);
 
   [[nodiscard]] consumer::Disposition handle(const Delivery& delivery,
                                              consumer::LeaseHeartbeat& heartbeat);
@@ -57,15 +64,36 @@ class ChargeRecoveryService {
     std::string key;
     std::string token;
   };
+  // The circuit permits of one delivery (Allowed throughout without circuits).
+  struct Permits {
+    CircuitPermit store{.admission = Admission::Allowed};
+    CircuitPermit debit{.admission = Admission::Allowed};
+  };
+
+  // Takes the store and debit permits; a disposition when the delivery must wait instead.
+  [[nodiscard]] std::optional<consumer::Disposition> admit(Permits& permits);
+  [[nodiscard]] std::expected<idem::ClaimResult, Error> claim_once(const Delivery& delivery,
+                                                                   const Claim& claim, Instant at);
+  // The store probe failed: keep the message (visibility only), retry the claim at each probe.
+  [[nodiscard]] std::expected<idem::ClaimResult, consumer::Disposition> hold_store_probe(
+      const Delivery& delivery, const Claim& claim, Permits& permits,
+      consumer::LeaseHeartbeat& heartbeat);
+  [[nodiscard]] charge::DebitResult debit_through_circuit(const Claim& claim, Permits& permits,
+                                                          bool& stopped);
+  void record_store(const CircuitPermit& permit, const std::expected<idem::ClaimResult, Error>&);
+  void observe_store(const Error* error);
+  void abandon(const CircuitPermit& permit, Dependency dependency);
+  [[nodiscard]] consumer::Disposition parked(Dependency dependency) const;
 
   consumer::Disposition on_refusal(const Delivery& delivery, const idem::ClaimResult& result) const;
   consumer::Disposition run_effect(const Delivery& delivery, const Claim& claim,
-                                   consumer::LeaseHeartbeat& heartbeat);
+                                   consumer::LeaseHeartbeat& heartbeat, Permits& permits);
   charge::NotificationResult notify(const Claim& claim, const charge::Debited& debited);
   consumer::Disposition record_debit(const Claim& claim, const charge::Debited& debited,
                                      const charge::NotificationResult& notified);
   consumer::Disposition record_rejection(const Claim& claim, const charge::DebitRejected& rejected);
-  consumer::Disposition give_back(const Delivery& delivery, const Claim& claim);
+  consumer::Disposition give_back(const Delivery& delivery, const Claim& claim,
+                                  const charge::DebitResult& debit);
   // Maps the outcome of complete/fail: written → `on_written`, fenced or failed → no ack.
   consumer::Disposition after_final_write(const Claim& claim, idem::StoreOperation operation,
                                           const std::expected<idem::WriteOutcome, Error>&,
@@ -78,6 +106,7 @@ class ChargeRecoveryService {
   charge::TokenSource& tokens_;
   ChargeObserver& observer_;
   const ServiceConfig config_;
+  DependencyCircuits* circuits_;
   EffectDurations effect_durations_;
 };
 

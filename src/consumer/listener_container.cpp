@@ -118,7 +118,18 @@ void ListenerContainer::receive_loop() {
       });
       if (stop_requested_) return;
     }
+    IntakeDecision decision;
+    asked = admit(asked, decision);
+    if (asked == 0) {
+      MutexLock lock(mutex_);
+      changed_.wait_for(mutex_, decision.recheck,
+                        [this]() REQUIRES(mutex_) { return stop_requested_; });
+      continue;
+    }
     auto received = queue_.receive_stoppable(asked, config_.wait_time, stop_source_.get_token());
+    if (config_.intake != nullptr) {
+      config_.intake->after_receive(decision, received ? received->size() : 0);
+    }
     if (!received) {
       const auto delay = backoff_delay(failures++, config_.receive_backoff.base,
                                        config_.receive_backoff.cap, Jitter::Equal, jitter_);
@@ -149,6 +160,19 @@ void ListenerContainer::receive_loop() {
     if (static_cast<std::ptrdiff_t>(received->size()) < asked) changed_.notify_all();
     return_unstarted(std::move(late));
   }
+}
+
+int ListenerContainer::admit(int asked, IntakeDecision& decision) {
+  if (config_.intake == nullptr) return asked;
+  decision = config_.intake->before_receive();
+  const int allowed = std::clamp(decision.max_messages, 0, asked);
+  if (allowed == asked) return asked;
+  {
+    MutexLock lock(mutex_);
+    free_slots_ += asked - allowed;
+  }
+  changed_.notify_all();
+  return allowed;
 }
 
 int ListenerContainer::reserve_slots() {

@@ -25,6 +25,7 @@
 #include "consumer/backoff.hpp"
 #include "consumer/disposition.hpp"
 #include "consumer/heartbeat_scheduler.hpp"
+#include "consumer/intake_gate.hpp"
 #include "consumer/lease_heartbeat.hpp"
 #include "consumer/listener_observer.hpp"
 #include "consumer/queue_port.hpp"
@@ -52,6 +53,8 @@ struct ListenerConfig {
   ExponentialBackoff receive_backoff{};  // after each failed receive, growing per failure
   std::string key_attribute;             // DLQ attribute naming DeadLetter::key; empty: not carried
   std::optional<std::uint64_t> seed;     // jitter seed; random when absent
+  // Consulted before each receive (paused: no receive; a probe: one message); null: always open.
+  IntakeGate* intake = nullptr;
 };
 
 using Handler = std::function<consumer::Disposition(const Message&, consumer::LeaseHeartbeat&)>;
@@ -85,6 +88,8 @@ class ListenerContainer {
   };
 
   void receive_loop();
+  // Caps `asked` by the intake gate, giving the slots it refuses back; 0 when paused.
+  [[nodiscard]] int admit(int asked, IntakeDecision& decision);
   [[nodiscard]] int reserve_slots() REQUIRES(mutex_);
   [[nodiscard]] int slots_to_ask() const REQUIRES(mutex_);  // what reserve_slots would take
   void worker_loop();

@@ -2,10 +2,12 @@
 // of claim tokens. Adapters implement them; tests use plain fakes.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
 
+#include "core/time.hpp"
 #include "domain/charge.hpp"
 
 namespace ic::charge {
@@ -19,6 +21,8 @@ struct DebitRejected {  // a business refusal: final for this charge
 };
 struct DebitUnavailable {  // 5xx, timeout, connection: the outcome is unknown, retry is safe
   std::string detail;
+  // The bank's Retry-After on a 429 or 503, bounded: no debit before it has passed.
+  std::optional<Millis> retry_after;
 };
 // Our request or configuration is wrong, not the charge (the bank refused the call itself, or
 // we refused to send it). Never final: recording FAILED would be final and wrong, so it is
@@ -43,6 +47,10 @@ class AccountDebitPort {
 struct NotificationSent {};
 struct NotificationFailed {
   std::string detail;
+  // False when the service answered and refused (a 4xx): it is up, so its circuit counts a
+  // success. True for 5xx, 429, timeouts and connection failures.
+  bool transient = true;
+  std::optional<Millis> retry_after;  // its Retry-After on a 429 or 503, bounded
 };
 using NotificationResult = std::variant<NotificationSent, NotificationFailed>;
 

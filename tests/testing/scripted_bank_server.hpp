@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/thread_annotations.hpp"
@@ -16,6 +17,7 @@ struct Reply {
   int status = 200;
   std::string body;
   bool hold_until_shutdown = false;  // answer only when the server is destroyed
+  std::vector<std::pair<std::string, std::string>> headers;  // extra reply headers
 };
 
 class ScriptedBankServer {
@@ -63,6 +65,7 @@ class ScriptedBankServer {
         released_.wait(mutex_, [this]() REQUIRES(mutex_) { return shutting_down_; });
       }
       response.status = reply.status;
+      for (const auto& [name, value] : reply.headers) response.set_header(name, value);
       response.set_content(reply.body, "application/json");
     };
     // The client keeps its connection open longer than the server lives (seconds to stop

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "http/retry_after.hpp"
+
 namespace ic::bank {
 namespace {
 
@@ -94,6 +96,13 @@ std::optional<std::string> json_string_field(std::string_view body, std::string_
   std::string value = it->get<std::string>();
   if (!accept(value)) return std::nullopt;
   return value;
+}
+
+std::optional<Millis> retry_after(const http::HttpResponse& response, const Clock& clock) {
+  if (response.status != 429 && response.status != 503) return std::nullopt;
+  const std::string* value = response.header("retry-after");
+  if (value == nullptr) return std::nullopt;
+  return http::parse_retry_after(*value, clock.now());
 }
 
 bool is_machine_code(std::string_view text) {

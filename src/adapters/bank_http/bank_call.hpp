@@ -10,6 +10,7 @@
 
 #include "adapters/bank_http/bank_endpoint.hpp"
 #include "adapters/bank_http/bearer_token_file.hpp"
+#include "core/time.hpp"
 #include "domain/charge.hpp"
 #include "http/http_transport.hpp"
 
@@ -44,6 +45,11 @@ struct CallFailure {
 
 // [A-Z0-9_]{1,64}: the shape of a machine code the bank sends and we store.
 [[nodiscard]] bool is_machine_code(std::string_view text);
+
+// The reply's Retry-After, when it is a 429 or a 503 carrying a valid one (bounded by
+// http::kMaxRetryAfter); nullopt otherwise, a malformed header included.
+[[nodiscard]] std::optional<Millis> retry_after(const http::HttpResponse& response,
+                                                const Clock& clock);
 
 // "connection failed: ...", "timed out after the request was sent (outcome unknown): ...".
 [[nodiscard]] std::string describe(const http::TransportError& error);

@@ -29,7 +29,8 @@ bool transient_status(long status) {
   return status >= 500 || status == 408 || status == 429;
 }
 
-charge::DebitResult map_reply(const http::HttpResponse& reply, const charge::Charge& charge) {
+charge::DebitResult map_reply(const http::HttpResponse& reply, const charge::Charge& charge,
+                              const Clock& clock) {
   const long status = reply.status;
   if (status == 200 || status == 201) {
     if (auto id = json_string_field(reply.body, "debitId", is_debit_id)) {
@@ -44,7 +45,9 @@ charge::DebitResult map_reply(const http::HttpResponse& reply, const charge::Cha
         json_string_field(reply.body, "code", is_machine_code).value_or("UNPROCESSABLE")};
   }
   if (transient_status(status)) {
-    return charge::DebitUnavailable{"bank unavailable: " + describe(reply, charge.account)};
+    return charge::DebitUnavailable{
+        .detail = "bank unavailable: " + describe(reply, charge.account),
+        .retry_after = retry_after(reply, clock)};
   }
   if (status >= 200 && status < 300) {
     return charge::DebitUnavailable{"bank answered an unexpected success " +
@@ -56,8 +59,8 @@ charge::DebitResult map_reply(const http::HttpResponse& reply, const charge::Cha
 }  // namespace
 
 CoreBankingClient::CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint,
-                                     BearerTokenFile* token)
-    : transport_(transport), endpoint_(std::move(endpoint)), token_(token) {}
+                                     BearerTokenFile* token, const Clock& clock)
+    : transport_(transport), endpoint_(std::move(endpoint)), token_(token), clock_(clock) {}
 
 charge::DebitResult CoreBankingClient::debit(const charge::Charge& charge,
                                              std::string_view idempotency_key) {
@@ -70,7 +73,7 @@ charge::DebitResult CoreBankingClient::debit(const charge::Charge& charge,
     return charge::DebitMisconfigured{"bank call not possible: " + reply.error().detail};
   }
   if (!reply) return charge::DebitUnavailable{"bank " + reply.error().detail};
-  return map_reply(*reply, charge);
+  return map_reply(*reply, charge, clock_);
 }
 
 }  // namespace ic::bank

@@ -35,6 +35,7 @@
 
 #include "adapters/bank_http/bank_endpoint.hpp"
 #include "adapters/bank_http/bearer_token_file.hpp"
+#include "core/time.hpp"
 #include "domain/ports.hpp"
 #include "http/http_transport.hpp"
 
@@ -48,7 +49,7 @@ class CoreBankingClient final : public charge::AccountDebitPort {
   // With `token`, every call carries Authorization: Bearer <token> (bank_call.hpp: re-read on
   // rotation, one retry after a 401).
   CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint,
-                    BearerTokenFile* token = nullptr);
+                    BearerTokenFile* token = nullptr, const Clock& clock = real_clock());
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: DebitMisconfigured.
   [[nodiscard]] charge::DebitResult debit(const charge::Charge& charge,
@@ -58,6 +59,7 @@ class CoreBankingClient final : public charge::AccountDebitPort {
   http::HttpTransport& transport_;
   const BankEndpoint endpoint_;
   BearerTokenFile* const token_;
+  const Clock& clock_;  // reads an HTTP-date Retry-After
 };
 
 }  // namespace ic::bank

@@ -23,8 +23,8 @@ std::string notification_body(const charge::Charge& charge, std::string_view deb
 }  // namespace
 
 NotificationClient::NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint,
-                                       BearerTokenFile* token)
-    : transport_(transport), endpoint_(std::move(endpoint)), token_(token) {}
+                                       BearerTokenFile* token, const Clock& clock)
+    : transport_(transport), endpoint_(std::move(endpoint)), token_(token), clock_(clock) {}
 
 charge::NotificationResult NotificationClient::notify(const charge::Charge& charge,
                                                       std::string_view debit_ref,
@@ -36,8 +36,13 @@ charge::NotificationResult NotificationClient::notify(const charge::Charge& char
                                notification_body(charge, debit_ref));
   if (!reply) return charge::NotificationFailed{"notification service " + reply.error().detail};
   if (reply->status >= 200 && reply->status < 300) return charge::NotificationSent{};
-  return charge::NotificationFailed{"notification service answered " +
-                                    describe(*reply, charge.account)};
+  // A 4xx other than 408/429 is an answer (the service is up and refused): not transient.
+  const long status = reply->status;
+  const bool transient = status >= 500 || status == 408 || status == 429 || status < 200;
+  return charge::NotificationFailed{
+      .detail = "notification service answered " + describe(*reply, charge.account),
+      .transient = transient,
+      .retry_after = retry_after(*reply, clock_)};
 }
 
 }  // namespace ic::bank

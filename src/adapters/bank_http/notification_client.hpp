@@ -13,6 +13,7 @@
 
 #include "adapters/bank_http/bank_endpoint.hpp"
 #include "adapters/bank_http/bearer_token_file.hpp"
+#include "core/time.hpp"
 #include "domain/ports.hpp"
 #include "http/http_transport.hpp"
 
@@ -26,7 +27,7 @@ class NotificationClient final : public charge::NotificationPort {
   // With `token`, every call carries Authorization: Bearer <token> (bank_call.hpp: re-read on
   // rotation, one retry after a 401).
   NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint,
-                     BearerTokenFile* token = nullptr);
+                     BearerTokenFile* token = nullptr, const Clock& clock = real_clock());
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: NotificationFailed.
   [[nodiscard]] charge::NotificationResult notify(const charge::Charge& charge,
@@ -37,6 +38,7 @@ class NotificationClient final : public charge::NotificationPort {
   http::HttpTransport& transport_;
   const BankEndpoint endpoint_;
   BearerTokenFile* const token_;
+  const Clock& clock_;  // reads an HTTP-date Retry-After
 };
 
 }  // namespace ic::bank

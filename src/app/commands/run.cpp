@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <optional>
 #include <thread>
 
 #include "adapters/bank_http/core_banking_client.hpp"
@@ -13,10 +14,16 @@
 #include "app/health.hpp"
 #include "app/system_adapters.hpp"
 #include "app/telemetry/telemetry.hpp"
+#include "application/bank_pacer.hpp"
 #include "application/charge_event_decoder.hpp"
 #include "application/charge_message_handler.hpp"
+#include "application/dependency_circuits.hpp"
+#include "application/hold_waiter.hpp"
 #include "consumer/listener_container.hpp"
+#include "core/aimd_limit.hpp"
+#include "core/random.hpp"
 #include "core/time.hpp"
+#include "core/token_bucket.hpp"
 #include "observability/admin_server.hpp"
 
 namespace ic::app {
@@ -91,14 +98,37 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   RandomTokens tokens;
   const std::string owner = worker_identity();
 
-  application::ChargeRecoveryService service(store, bank, notifier, clock, tokens,
+  // Dependency outages (docs/design.md §3): circuits gate intake and the calls, the pacer
+  // limits concurrent (and, with BANK_MAX_RPS, per-second) debits, and one waiter lets every
+  // held probe and waiting debit give up at a stop.
+  const OutageSettings& outage = settings.outage;
+  application::ClockWaiter waiter(clock);
+  application::DependencyCircuits circuits(outage.circuit, clock, real_random(), waiter,
+                                           &telemetry.circuits);
+  telemetry.circuits.attach(circuits);
+  AimdLimit bank_limit({.min = outage.bank_concurrency_min,
+                        .max = outage.bank_concurrency_max,
+                        .slow_call = outage.bank_slow_call,
+                        .ramp = outage.ramp},
+                       clock);
+  std::optional<TokenBucket> bank_rate;
+  if (outage.bank_max_rps > 0) {
+    bank_rate.emplace(outage.bank_max_rps, outage.bank_max_rps, clock);
+  }
+  application::BankPacer paced_bank(bank, bank_limit, bank_rate ? &*bank_rate : nullptr, clock,
+                                    waiter, &telemetry.circuits);
+  telemetry.circuits.on_bank_limit(bank_limit.limit(), 0);
+  circuits.on_debit_closed([&bank_limit] { bank_limit.restart(); });
+
+  application::ChargeRecoveryService service(store, paced_bank, notifier, clock, tokens,
                                              telemetry.charges,
-                                             {.lease = settings.lease, .owner = owner});
+                                             {.lease = settings.lease, .owner = owner}, &circuits);
   const application::ChargeMessageHandler handler(service);
 
   RunHealth health(settings, aws, telemetry, clock);
   obs::AdminServer admin(*admin_addr, metrics, &telemetry.listener);
   health.add_checks(admin);
+  add_circuit_checks(admin, circuits);
   if (auto started = admin.start(); !started) {
     return startup_failure(log, "admin server", started.error());
   }
@@ -118,13 +148,15 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
        .prefetch = consumer::kMaxReceiveMessages * static_cast<std::size_t>(settings.receivers),
        .prefetch_max_age = Millis{settings.lease} / 4,
        .shutdown_grace = settings.shutdown_grace,
-       .key_attribute = std::string(application::kChargeIdField)},
+       .key_attribute = std::string(application::kChargeIdField),
+       .intake = &circuits},
       &telemetry.listener);
   std::atomic<bool> signalled{false};
   signals.on_signal(
       [&](int signal) {
         signalled = true;
         log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+        waiter.request_stop();  // held probes and waiting debits give their messages back
         container.request_stop();
       },
       telemetry.listener);
@@ -162,6 +194,10 @@ void add_run(CLI::App& app, SettingsSource& settings, int& exit_code) {
                             "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
                             "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
   settings.add_flags(*cmd, {"PROBE_INTERVAL_SECONDS", "RECEIVERS"});
+  settings.add_flags(*cmd, {"CIRCUIT_WINDOW", "CIRCUIT_MIN_CALLS", "CIRCUIT_FAILURE_PERCENT",
+                            "CIRCUIT_PROBE_MIN_MS", "CIRCUIT_PROBE_MAX_MS", "CIRCUIT_RAMP_MS"});
+  settings.add_flags(
+      *cmd, {"BANK_MAX_RPS", "BANK_CONCURRENCY_MIN", "BANK_CONCURRENCY_MAX", "BANK_SLOW_CALL_MS"});
   settings.add_flags(*cmd, {"CORE_BANKING_TOKEN_FILE", "NOTIFICATION_TOKEN_FILE",
                             "BANK_TLS_CERT_FILE", "BANK_TLS_KEY_FILE", "BANK_TLS_CA_FILE"});
   cmd->callback([&settings, &exit_code] {

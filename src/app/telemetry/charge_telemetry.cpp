@@ -6,7 +6,7 @@
 
 namespace ic::app {
 
-ChargeTelemetry::ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
+ChargeTelemetry::ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& m, const Clock& clock)
     : log_(log),
       claim_outcomes_(m.counter("ic_claim_outcomes_total", "Claim outcomes", {"outcome"})),
       debits_(m.counter("ic_debits_total", "Bank debit calls by result", {"result"})),
@@ -14,8 +14,9 @@ ChargeTelemetry::ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
           m.counter("ic_notifications_total", "Notification calls by result", {"result"})),
       fenced_(m.counter("ic_fenced_total", "Writes refused because another worker holds the claim",
                         {"operation"})),
-      store_errors_(m.counter("ic_store_errors_total", "Idempotency store failures",
-                              {"operation", "kind"})) {}
+      store_errors_(
+          m.counter("ic_store_errors_total", "Idempotency store failures", {"operation", "kind"})),
+      warnings_(clock) {}
 
 void ChargeTelemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& result) {
   if (readiness_) readiness_->succeeded("store");
@@ -59,9 +60,13 @@ void ChargeTelemetry::debit_finished(const charge::Charge& c, const charge::Debi
                                        {"code", r.code}});
         } else if constexpr (std::is_same_v<R, charge::DebitUnavailable>) {
           debits_.with({"unavailable"}).inc();
-          log_.warn("debit unavailable", {{"chargeId", c.id.value()},
-                                          {"messageId", MessageScope::current()},
-                                          {"detail", r.detail}});
+          const auto verdict = warnings_.next("debit_unavailable");
+          log_.log(verdict.warn ? obs::LogLevel::Warn : obs::LogLevel::Info, "debit unavailable",
+                   {{"chargeId", c.id.value()},
+                    {"messageId", MessageScope::current()},
+                    {"detail", r.detail},
+                    {"retryAfterMs", r.retry_after ? r.retry_after->count() : 0},
+                    {"suppressedWarnings", verdict.suppressed}});
         } else {
           static_assert(std::is_same_v<R, charge::DebitMisconfigured>);
           debits_.with({"misconfigured"}).inc();
@@ -90,13 +95,18 @@ void ChargeTelemetry::notification_finished(const charge::Charge& c,
 void ChargeTelemetry::store_failed(const charge::Charge& c, idem::StoreOperation operation,
                                    const Error& error) {
   store_errors_.with({idem::to_string(operation), to_string(error.error_class)}).inc();
-  log_.error("idempotency store failed", {{"chargeId", c.id.value()},
-                                          {"messageId", MessageScope::current()},
-                                          {"operation", idem::to_string(operation)},
-                                          {"kind", to_string(error.error_class)},
-                                          {"code", error.code},
-                                          {"detail", error.message},
-                                          {"ambiguous", error.ambiguous}});
+  // A permanent failure needs an operator every time; a retryable one repeats in an outage.
+  const auto verdict =
+      error.retryable() ? warnings_.next("store_unavailable") : WarningLimiter::Verdict{};
+  log_.log(verdict.warn ? obs::LogLevel::Error : obs::LogLevel::Info, "idempotency store failed",
+           {{"chargeId", c.id.value()},
+            {"messageId", MessageScope::current()},
+            {"operation", idem::to_string(operation)},
+            {"kind", to_string(error.error_class)},
+            {"code", error.code},
+            {"detail", error.message},
+            {"ambiguous", error.ambiguous},
+            {"suppressedWarnings", verdict.suppressed}});
   if (readiness_) readiness_->failed("store", error);  // after the failure's own line
 }
 

@@ -2,6 +2,7 @@
 // notifications and store writes, as log lines and metrics.
 #pragma once
 
+#include "app/telemetry/warning_limiter.hpp"
 #include "application/charge_observer.hpp"
 #include "observability/json_log.hpp"
 #include "observability/metrics.hpp"
@@ -13,7 +14,11 @@ namespace ic::app {
 // series are thread-safe. Ownership: borrows logger and registry, and the readiness it feeds.
 class ChargeTelemetry final : public application::ChargeObserver {
  public:
-  ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+  // Retry warnings (debit unavailable, a retryable store failure) are rate-limited per kind:
+  // the first of each interval at warn/error level with the count held back since, the others
+  // at info, so the per-charge lines the fault histories read (tools/chaos) stay.
+  ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics,
+                  const Clock& clock = real_clock());
 
   // From now on store calls feed the "store" dependency. Call before any thread reports.
   void feed(obs::Readiness& readiness) { readiness_ = &readiness; }
@@ -37,6 +42,7 @@ class ChargeTelemetry final : public application::ChargeObserver {
   obs::CounterFamily& fenced_;
   obs::CounterFamily& store_errors_;
   obs::Readiness* readiness_ = nullptr;
+  WarningLimiter warnings_;
 };
 
 }  // namespace ic::app

@@ -21,7 +21,11 @@ std::string_view MessageScope::current() {
 }
 
 Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& metrics)
-    : charges(log, metrics), listener(log, metrics), aws(log, metrics), health(log, metrics) {
+    : charges(log, metrics),
+      listener(log, metrics),
+      aws(log, metrics),
+      health(log, metrics),
+      circuits(log, metrics) {
   metrics
       .gauge("ic_build_info", "Always 1; the labels name the running build", {"version", "commit"})
       .with({kVersion, kCommit})

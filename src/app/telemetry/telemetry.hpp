@@ -11,6 +11,7 @@
 
 #include "app/telemetry/aws_telemetry.hpp"
 #include "app/telemetry/charge_telemetry.hpp"
+#include "app/telemetry/circuit_telemetry.hpp"
 #include "app/telemetry/health_telemetry.hpp"
 #include "app/telemetry/listener_telemetry.hpp"
 
@@ -45,6 +46,7 @@ struct Telemetry {
   ListenerTelemetry listener;
   AwsTelemetry aws;
   HealthTelemetry health;
+  CircuitTelemetry circuits;
 };
 
 }  // namespace ic::app

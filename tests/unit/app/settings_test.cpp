@@ -204,3 +204,98 @@ TEST_F(SettingsTest, BankAuthFilesAreOptionalAndCheckedWhenGiven) {
 
 }  // namespace
 }  // namespace ic::app
+
+namespace ic::app {
+namespace {
+
+// The outage settings (docs/design.md §5, issue 22): defaults, flags and one-line errors.
+class OutageSettingsTest : public ::testing::Test {
+ protected:
+  std::map<std::string, std::string, std::less<>> env;
+
+  std::expected<OutageSettings, ConfigError> load(std::vector<std::string> flags = {},
+                                                  int workers = 8) {
+    source_ = std::make_unique<SettingsSource>([this](std::string_view name) {
+      auto it = env.find(name);
+      return it == env.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+    CLI::App app;
+    source_->add_flags(app, {"CIRCUIT_WINDOW", "CIRCUIT_PROBE_MAX_MS", "BANK_MAX_RPS"});
+    std::vector<std::string> args(flags.rbegin(), flags.rend());
+    app.parse(args);
+    return load_outage_settings(*source_, workers);
+  }
+
+  std::unique_ptr<SettingsSource> source_;
+};
+
+TEST_F(OutageSettingsTest, DefaultsAreTheContractsAndTheCeilingIsTheWorkers) {
+  auto s = load({}, 12);
+  ASSERT_TRUE(s) << s.error().line;
+  EXPECT_EQ(s->circuit.window, 20);
+  EXPECT_EQ(s->circuit.min_calls, 10);
+  EXPECT_EQ(s->circuit.failure_percent, 50);
+  EXPECT_EQ(s->circuit.probe_min, Millis{1000});
+  EXPECT_EQ(s->circuit.probe_max, Millis{15000});
+  EXPECT_EQ(s->ramp, Millis{5000});
+  EXPECT_EQ(s->bank_max_rps, 0);
+  EXPECT_EQ(s->bank_concurrency_min, 1);
+  EXPECT_EQ(s->bank_concurrency_max, 12);
+  EXPECT_EQ(s->bank_slow_call, Millis{2000});
+}
+
+TEST_F(OutageSettingsTest, EnvironmentAndFlagsSetThem) {
+  env = {{"CIRCUIT_WINDOW", "40"},          {"CIRCUIT_MIN_CALLS", "5"},
+         {"CIRCUIT_FAILURE_PERCENT", "80"}, {"CIRCUIT_PROBE_MIN_MS", "500"},
+         {"CIRCUIT_RAMP_MS", "0"},          {"BANK_CONCURRENCY_MIN", "2"},
+         {"BANK_CONCURRENCY_MAX", "6"},     {"BANK_SLOW_CALL_MS", "750"}};
+  auto s = load({"--circuit-probe-max-ms", "4000", "--bank-max-rps", "25"});
+  ASSERT_TRUE(s) << s.error().line;
+  EXPECT_EQ(s->circuit.window, 40);
+  EXPECT_EQ(s->circuit.min_calls, 5);
+  EXPECT_EQ(s->circuit.failure_percent, 80);
+  EXPECT_EQ(s->circuit.probe_min, Millis{500});
+  EXPECT_EQ(s->circuit.probe_max, Millis{4000});
+  EXPECT_EQ(s->ramp, Millis{0});
+  EXPECT_EQ(s->bank_max_rps, 25);
+  EXPECT_EQ(s->bank_concurrency_min, 2);
+  EXPECT_EQ(s->bank_concurrency_max, 6);
+  EXPECT_EQ(s->bank_slow_call, Millis{750});
+}
+
+TEST_F(OutageSettingsTest, EachBadValueIsOneLineNamingIt) {
+  const std::vector<std::pair<std::string, std::string>> bad = {{"CIRCUIT_WINDOW", "0"},
+                                                                {"CIRCUIT_WINDOW", "x"},
+                                                                {"CIRCUIT_FAILURE_PERCENT", "101"},
+                                                                {"CIRCUIT_PROBE_MIN_MS", "-1"},
+                                                                {"CIRCUIT_RAMP_MS", "1.5"},
+                                                                {"BANK_MAX_RPS", "-3"},
+                                                                {"BANK_CONCURRENCY_MIN", "0"},
+                                                                {"BANK_SLOW_CALL_MS", "0"}};
+  for (const auto& [name, value] : bad) {
+    env = {{name, value}};
+    auto s = load();
+    ASSERT_FALSE(s) << name << "=" << value;
+    EXPECT_THAT(s.error().line, StartsWith(name + ": must be an integer"));
+    EXPECT_EQ(s.error().line.find('\n'), std::string::npos);
+  }
+}
+
+TEST_F(OutageSettingsTest, BoundsThatDependOnAnotherSettingNameIt) {
+  env = {{"CIRCUIT_WINDOW", "10"}, {"CIRCUIT_MIN_CALLS", "11"}};
+  EXPECT_THAT(load().error().line, HasSubstr("at most CIRCUIT_WINDOW"));
+  env = {{"CIRCUIT_PROBE_MIN_MS", "5000"}, {"CIRCUIT_PROBE_MAX_MS", "4000"}};
+  EXPECT_THAT(load().error().line, HasSubstr("at least CIRCUIT_PROBE_MIN_MS"));
+  env = {{"BANK_CONCURRENCY_MIN", "4"}, {"BANK_CONCURRENCY_MAX", "3"}};
+  EXPECT_THAT(load().error().line, HasSubstr("at least BANK_CONCURRENCY_MIN"));
+}
+
+TEST_F(OutageSettingsTest, TheRunSettingsCarryThem) {
+  auto all = std::find_if(all_settings().begin(), all_settings().end(),
+                          [](const SettingSpec& spec) { return spec.env == "BANK_MAX_RPS"; });
+  ASSERT_NE(all, all_settings().end());
+  EXPECT_EQ(all->flag, "--bank-max-rps");
+}
+
+}  // namespace
+}  // namespace ic::app

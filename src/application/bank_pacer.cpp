@@ -1,0 +1,54 @@
+#include "application/bank_pacer.hpp"
+
+#include <variant>
+
+namespace ic::application {
+namespace {
+
+// A waiter for a slot is woken by each release; the slice bounds the wait when a ramp (which
+// grows with time, not with releases) is what holds it back.
+constexpr Millis kSlotSlice{20};
+
+}  // namespace
+
+BankPacer::BankPacer(charge::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
+                     const Clock& clock, HoldWaiter& waiter, PacerObserver* observer)
+    : bank_(bank),
+      limit_(limit),
+      bucket_(bucket),
+      clock_(clock),
+      waiter_(waiter),
+      observer_(observer) {}
+
+charge::DebitResult BankPacer::debit(const charge::Charge& charge,
+                                     std::string_view idempotency_key) {
+  while (!limit_.try_acquire()) {
+    if (!waiter_.wait_until(clock_.now() + kSlotSlice)) {
+      return charge::DebitUnavailable{"stopping: debit not sent"};
+    }
+  }
+  report();
+  if (bucket_ != nullptr) {
+    for (Millis wait = bucket_->try_take(); wait > Millis{0}; wait = bucket_->try_take()) {
+      if (!waiter_.wait_until(clock_.now() + wait)) {
+        limit_.release(Millis{0}, false);
+        waiter_.notify_all();
+        report();
+        return charge::DebitUnavailable{"stopping: debit not sent"};
+      }
+    }
+  }
+  const Instant started = clock_.now();
+  charge::DebitResult result = bank_.debit(charge, idempotency_key);
+  const bool failed = std::holds_alternative<charge::DebitUnavailable>(result);
+  limit_.release(clock_.now() - started, failed);
+  waiter_.notify_all();
+  report();
+  return result;
+}
+
+void BankPacer::report() {
+  if (observer_ != nullptr) observer_->on_bank_limit(limit_.limit(), limit_.in_flight());
+}
+
+}  // namespace ic::application

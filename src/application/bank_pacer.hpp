@@ -1,0 +1,45 @@
+// Backpressure toward core banking (docs/design.md §3, "Dependency outages"): every debit
+// passes an adaptive concurrency limit (AIMD: in-flight debits shrink when the bank fails or
+// slows) and, when BANK_MAX_RPS is set, a token bucket; callers above either wait, stop-aware.
+//
+//   BankPacer paced(bank, limit, &bucket, clock, waiter, &telemetry);
+//   ChargeRecoveryService service(store, paced, ...);
+#pragma once
+
+#include <string_view>
+
+#include "application/hold_waiter.hpp"
+#include "core/aimd_limit.hpp"
+#include "core/token_bucket.hpp"
+#include "domain/ports.hpp"
+
+namespace ic::application {
+
+class PacerObserver {
+ public:
+  virtual ~PacerObserver() = default;
+  virtual void on_bank_limit(int /*limit*/, int /*in_flight*/) {}
+};
+
+// Thread-safety: debit() is called from every worker. Ownership: everything is borrowed.
+class BankPacer final : public charge::AccountDebitPort {
+ public:
+  BankPacer(charge::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
+            const Clock& clock, HoldWaiter& waiter, PacerObserver* observer = nullptr);
+
+  // A stop while waiting answers DebitUnavailable without calling the bank.
+  [[nodiscard]] charge::DebitResult debit(const charge::Charge& charge,
+                                          std::string_view idempotency_key) override;
+
+ private:
+  void report();
+
+  charge::AccountDebitPort& bank_;
+  AimdLimit& limit_;
+  TokenBucket* bucket_;
+  const Clock& clock_;
+  HoldWaiter& waiter_;
+  PacerObserver* observer_;
+};
+
+}  // namespace ic::application

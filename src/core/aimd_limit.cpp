@@ -1,0 +1,81 @@
+#include "core/aimd_limit.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace ic {
+namespace {
+
+AimdConfig sane(AimdConfig config) {
+  config.min = std::max(config.min, 1);
+  config.max = std::max(config.max, config.min);
+  if (!(config.backoff > 0.0 && config.backoff < 1.0)) config.backoff = 0.75;
+  config.ramp = std::max(config.ramp, Millis{0});
+  return config;
+}
+
+}  // namespace
+
+AimdLimit::AimdLimit(AimdConfig config, const Clock& clock)
+    : config_(sane(config)), clock_(clock), estimate_(static_cast<double>(config_.max)) {}
+
+bool AimdLimit::try_acquire() {
+  MutexLock lock(mutex_);
+  if (in_flight_ >= limit_at(clock_.now())) return false;
+  ++in_flight_;
+  return true;
+}
+
+void AimdLimit::release(Millis latency, bool failed) {
+  MutexLock lock(mutex_);
+  // Near the limit: an increase earned while most slots idle says nothing about capacity.
+  const int limit = static_cast<int>(estimate_);
+  const bool near_limit = 2 * in_flight_ >= limit;
+  in_flight_ = std::max(in_flight_ - 1, 0);
+  if (failed || latency >= config_.slow_call) {
+    estimate_ = std::max(static_cast<double>(config_.min), std::floor(estimate_ * config_.backoff));
+    successes_ = 0;
+    return;
+  }
+  if (!near_limit) return;
+  if (++successes_ >= limit) {
+    successes_ = 0;
+    estimate_ = std::min(static_cast<double>(config_.max), estimate_ + 1.0);
+  }
+}
+
+void AimdLimit::restart() {
+  MutexLock lock(mutex_);
+  ramping_ = config_.ramp > Millis{0};
+  ramp_start_ = clock_.now();
+  successes_ = 0;
+}
+
+int AimdLimit::limit() const {
+  MutexLock lock(mutex_);
+  return limit_at(clock_.now());
+}
+
+int AimdLimit::in_flight() const {
+  MutexLock lock(mutex_);
+  return in_flight_;
+}
+
+double AimdLimit::estimate() const {
+  MutexLock lock(mutex_);
+  return estimate_;
+}
+
+int AimdLimit::limit_at(Instant now) const {
+  const int aimd = std::clamp(static_cast<int>(estimate_), config_.min, config_.max);
+  if (!ramping_) return aimd;
+  const auto elapsed = now - ramp_start_;
+  if (elapsed >= config_.ramp) return aimd;
+  if (elapsed <= Millis{0}) return config_.min;
+  const double share =
+      static_cast<double>(elapsed.count()) / static_cast<double>(config_.ramp.count());
+  const int ramped = config_.min + static_cast<int>(share * (aimd - config_.min));
+  return std::clamp(ramped, config_.min, aimd);
+}
+
+}  // namespace ic

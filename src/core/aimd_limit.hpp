@@ -1,0 +1,58 @@
+// An adaptive concurrency limit in the spirit of Netflix's concurrency-limits AIMD limiter:
+// additive increase (+1 once `limit` calls succeeded while the limit was nearly used), and
+// multiplicative decrease (x backoff) on a failure or a call slower than `slow_call`. The
+// limit lives in [min, max]. After restart() (a circuit closed) the admitted limit starts at
+// `min` and grows linearly to the AIMD value over `ramp`: slow start, so a recovering
+// dependency is not hit by every worker at once.
+//
+//   AimdLimit limit({.min = 1, .max = 32}, clock);
+//   if (limit.try_acquire()) { call(); limit.release(latency, failed); }
+//
+// Pure: no waiting here (the caller decides how to wait; application/bank_pacer blocks).
+// Thread-safety: every member may be called concurrently. Ownership: the clock is borrowed.
+#pragma once
+
+#include "core/thread_annotations.hpp"
+#include "core/time.hpp"
+
+namespace ic {
+
+struct AimdConfig {
+  int min = 1;
+  int max = 32;
+  Millis slow_call{2000};  // a call at least this slow counts as a sign of overload
+  double backoff = 0.75;   // multiplicative decrease
+  Millis ramp{5000};       // slow start after restart()
+};
+
+class AimdLimit {
+ public:
+  AimdLimit(AimdConfig config, const Clock& clock);
+
+  // Takes a slot when fewer than limit() calls are in flight.
+  [[nodiscard]] bool try_acquire();
+  // Gives the slot back with what the call showed.
+  void release(Millis latency, bool failed);
+  // Slow start from `min` (a circuit just closed).
+  void restart();
+
+  // The limit admitted now: the AIMD value, capped by the ramp while one runs.
+  [[nodiscard]] int limit() const;
+  [[nodiscard]] int in_flight() const;
+  // The AIMD value itself, without the ramp.
+  [[nodiscard]] double estimate() const;
+
+ private:
+  [[nodiscard]] int limit_at(Instant now) const REQUIRES(mutex_);
+
+  const AimdConfig config_;
+  const Clock& clock_;
+  mutable Mutex mutex_;
+  double estimate_ GUARDED_BY(mutex_);
+  int successes_ GUARDED_BY(mutex_) = 0;
+  int in_flight_ GUARDED_BY(mutex_) = 0;
+  bool ramping_ GUARDED_BY(mutex_) = false;
+  Instant ramp_start_ GUARDED_BY(mutex_){};
+};
+
+}  // namespace ic
