@@ -24,12 +24,15 @@ def metric_names(expr: str) -> set[str]:
 
 def exported_names() -> set[str]:
     """Every "ic_…" and "process_…" string literal of src/ (sources and headers: a name may be
-    a constant in a header, as the circuits' metrics can be): the names the metrics registry
-    and the process collector are given."""
+    a constant in a header), and every literal that starts with such a name and its labels (a
+    sample line formatted by hand): the names the metrics registry, the process collector and
+    the circuits' telemetry export."""
     names: set[str] = set()
     for pattern in ("*.cpp", "*.hpp"):
         for path in (REPO_ROOT / "src").rglob(pattern):
-            names |= set(re.findall(r'"((?:ic|process)_[a-z0-9_]+)"', path.read_text()))
+            # A name is a whole literal, or opens one that a sample line is formatted from
+            # ("ic_circuit_open_seconds{{dependency=...}} {}": the circuits' per-spell gauges).
+            names |= set(re.findall(r'"((?:ic|process)_[a-z0-9_]+)(?:"|\{\{|\{[a-z])', path.read_text()))
     return names
 
 
