@@ -11,7 +11,7 @@ using namespace ic;
 
 const dynamodb::TableSpec kTable{.name = "idempotency"};
 
-idem::ClaimRequest claim_request() {
+idempotency::ClaimRequest claim_request() {
   return {.key = "CHG-20261130-000123",
           .payload_hash = "9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
           .token = "5f0c6c1e-8d3b-4b8e-9a55-2f1d3c4b5a69",

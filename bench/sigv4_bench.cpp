@@ -4,7 +4,7 @@
 
 #include <chrono>
 
-#include "aws/sigv4.hpp"
+#include "aws/sigv4/sigv4.hpp"
 
 namespace {
 

@@ -6,7 +6,7 @@
 
 #include "application/charge_event_decoder.hpp"
 #include "consumer/dead_letter.hpp"
-#include "core/bounded_text.hpp"
+#include "core/text_escape.hpp"
 #include "fuzz_support.hpp"
 
 namespace {
@@ -23,7 +23,7 @@ bool is_integer(const json& object, const char* name, std::int64_t expected) {
   return it != object.end() && it->is_number_integer() && it->get<std::int64_t>() == expected;
 }
 
-void check_accepted(std::string_view body, const ic::charge::Charge& charge) {
+void check_accepted(std::string_view body, const ic::domain::Charge& charge) {
   const auto dom = json::parse(body, nullptr, /*allow_exceptions=*/false);
   FUZZ_CHECK(!dom.is_discarded() && dom.is_object());
   FUZZ_CHECK(is_integer(dom, "schemaVersion", ic::application::kSchemaVersion));
@@ -35,12 +35,12 @@ void check_accepted(std::string_view body, const ic::charge::Charge& charge) {
   FUZZ_CHECK(is_string(dom, "dueDate", charge.due.iso()));
 }
 
-void check_refused(std::string_view body, const ic::charge::ValidationError& error) {
+void check_refused(std::string_view body, const ic::domain::ValidationError& error) {
   const ic::consumer::Message message{.message_id = "m", .body = std::string(body)};
   const auto attributes = ic::consumer::dead_letter_attributes(
       message, {.reason = "INVALID_MESSAGE", .detail = error.detail(), .key = ""}, "chargeId");
   const auto& detail = attributes.at("failureDetail").value;
-  FUZZ_CHECK(ic::sqs_attribute_safe(detail));
+  FUZZ_CHECK(ic::xml_chars_only(detail));
   FUZZ_CHECK(ic::fuzz::code_points(detail) <= ic::kMaxDetailChars);
 }
 

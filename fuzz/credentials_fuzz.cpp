@@ -4,12 +4,12 @@
 #include <map>
 #include <string>
 
-#include "aws/credentials_chain.hpp"
-#include "aws/credentials_container.hpp"
-#include "aws/credentials_http.hpp"
-#include "aws/credentials_imds.hpp"
-#include "aws/credentials_ini.hpp"
-#include "aws/error_mapping.hpp"
+#include "aws/credentials/credentials_chain.hpp"
+#include "aws/credentials/credentials_container.hpp"
+#include "aws/credentials/credentials_http.hpp"
+#include "aws/credentials/credentials_imds.hpp"
+#include "aws/credentials/credentials_ini.hpp"
+#include "aws/protocol/error_mapping.hpp"
 #include "fuzz_support.hpp"
 #include "http/url.hpp"
 

@@ -30,7 +30,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
                                       .now = now,
                                       .lease = 60s});
       check(claim);
-      if (claim && claim->outcome == ic::idem::ClaimOutcome::Acquired) {
+      if (claim && claim->outcome == ic::idempotency::ClaimOutcome::Acquired) {
         FUZZ_CHECK(!claim->record.key.empty());
       }
       break;

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
-#include "aws/credentials_container.hpp"
+#include "aws/credentials/credentials_container.hpp"
 #include "fuzz_support.hpp"
 #include "http/url.hpp"
 

@@ -55,7 +55,7 @@ dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retentio
           .retention = retention,
           .result_attribute = "debitRef",
           .attention_statuses = {
-              std::string(charge::to_string(charge::ChargeStatus::DebitedNotificationFailed))}};
+              std::string(domain::to_string(domain::ChargeStatus::DebitedNotificationFailed))}};
 }
 
 }  // namespace ic::app

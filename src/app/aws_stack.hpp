@@ -10,9 +10,9 @@
 #include "adapters/dynamodb/dynamodb_codec.hpp"
 #include "adapters/sqs/sqs_client.hpp"
 #include "app/settings.hpp"
-#include "aws/credentials_chain.hpp"
+#include "aws/credentials/credentials_chain.hpp"
 #include "aws/json_client.hpp"
-#include "aws/retry_policy.hpp"
+#include "aws/protocol/retry_policy.hpp"
 #include "http/curl_transport.hpp"
 
 namespace ic::app {

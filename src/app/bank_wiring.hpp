@@ -3,7 +3,7 @@
 
 #include <memory>
 
-#include "adapters/bank_http/bearer_token_file.hpp"
+#include "adapters/bank/bearer_token_file.hpp"
 #include "app/settings.hpp"
 #include "http/http_transport.hpp"
 

@@ -2,7 +2,7 @@
 // renotify | reopen, one add_<name> per subcommand (src/app/commands).
 #pragma once
 
-#include "aws/endpoints.hpp"
+#include "aws/protocol/endpoints.hpp"
 
 namespace ic::app {
 

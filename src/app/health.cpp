@@ -19,9 +19,9 @@ constexpr std::chrono::seconds kProbeRoundBound{15};
 // After a failed round: soon enough to see a recovery quickly, rare enough to cost nothing.
 constexpr std::chrono::seconds kRetryInterval{5};
 
-obs::Probe queue_probe(std::string dependency, std::string_view label, sqs::SqsClient& sqs,
-                       std::string url, HealthTelemetry& telemetry,
-                       std::function<void(const sqs::QueueSettings&)> on_first_answer) {
+observability::Probe queue_probe(std::string dependency, std::string_view label,
+                                 sqs::SqsClient& sqs, std::string url, HealthTelemetry& telemetry,
+                                 std::function<void(const sqs::QueueSettings&)> on_first_answer) {
   return {std::move(dependency),
           [&sqs, &telemetry, label, url = std::move(url),
            first = std::move(on_first_answer)]() mutable -> std::expected<void, Error> {
@@ -35,10 +35,10 @@ obs::Probe queue_probe(std::string dependency, std::string_view label, sqs::SqsC
 
 }  // namespace
 
-std::vector<obs::DependencySpec> run_dependencies(std::chrono::seconds probe_interval) {
+std::vector<observability::DependencySpec> run_dependencies(std::chrono::seconds probe_interval) {
   const Millis silence = 2 * probe_interval + kProbeRoundBound;
   const auto probed = [&](std::string name) {
-    return obs::DependencySpec{.name = std::move(name), .max_silence = silence};
+    return observability::DependencySpec{.name = std::move(name), .max_silence = silence};
   };
   // One failed receive or store call among many is noise; two in a row is an outage.
   return {probed("queue"),
@@ -72,13 +72,13 @@ std::vector<std::string_view> check_queue_settings(std::chrono::seconds lease,
   return problems;
 }
 
-std::vector<obs::Probe> run_probes(const ProbeTargets& t) {
+std::vector<observability::Probe> run_probes(const ProbeTargets& t) {
   auto check_settings = [&telemetry = t.telemetry, lease = t.lease](const sqs::QueueSettings& s) {
     for (const std::string_view problem : check_queue_settings(lease, s)) {
       telemetry.queue_setting_warning(problem, lease, s);
     }
   };
-  std::vector<obs::Probe> probes;
+  std::vector<observability::Probe> probes;
   probes.push_back(queue_probe("queue", "source", t.sqs, t.queue_url, t.telemetry, check_settings));
   probes.push_back(queue_probe("dlq", "dlq", t.sqs, t.dlq_url, t.telemetry, nullptr));
   probes.push_back({"table", [&store = t.store]() -> std::expected<void, Error> {
@@ -108,25 +108,28 @@ RunHealth::RunHealth(const RunSettings& settings, AwsStack& aws, Telemetry& tele
                                 readiness_.ready());  // the gauges' first values
 }
 
-void add_circuit_checks(obs::AdminServer& admin, const application::DependencyCircuits& circuits) {
+void add_circuit_checks(observability::AdminServer& admin,
+                        const application::DependencyCircuits& circuits) {
   for (const application::Dependency dependency : application::kDependencies) {
-    admin.add_readiness_check(
-        "circuit_" + std::string(application::to_string(dependency)), [&circuits, dependency] {
-          const CircuitState state = circuits.circuit(dependency).state();
-          return obs::ReadinessResult{.ok = true, .detail = std::string(to_string(state))};
-        });
+    admin.add_readiness_check("circuit_" + std::string(application::to_string(dependency)),
+                              [&circuits, dependency] {
+                                const CircuitState state = circuits.circuit(dependency).state();
+                                return observability::ReadinessResult{
+                                    .ok = true, .detail = std::string(to_string(state))};
+                              });
   }
 }
 
-void RunHealth::add_checks(obs::AdminServer& admin) {
+void RunHealth::add_checks(observability::AdminServer& admin) {
   for (const auto& dependency : readiness_.statuses()) {
     admin.add_readiness_check(dependency.name, [this, name = dependency.name] {
       for (auto& status : readiness_.statuses()) {
         if (status.name == name) {
-          return obs::ReadinessResult{status.up, std::move(status.detail), std::move(status.code)};
+          return observability::ReadinessResult{status.up, std::move(status.detail),
+                                                std::move(status.code)};
         }
       }
-      return obs::ReadinessResult{};
+      return observability::ReadinessResult{};
     });
   }
 }

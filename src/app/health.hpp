@@ -21,7 +21,7 @@
 
 namespace ic::app {
 
-[[nodiscard]] std::vector<obs::DependencySpec> run_dependencies(
+[[nodiscard]] std::vector<observability::DependencySpec> run_dependencies(
     std::chrono::seconds probe_interval);
 
 // The warnings a source queue's settings deserve, as log messages; empty when it is sound.
@@ -32,7 +32,8 @@ namespace ic::app {
 // its detail the state: a process parked by an open circuit is healthy by design (restarting
 // it would only probe again), so readiness stays 200 while the body shows why it is idle.
 // `circuits` must outlive the admin server.
-void add_circuit_checks(obs::AdminServer& admin, const application::DependencyCircuits& circuits);
+void add_circuit_checks(observability::AdminServer& admin,
+                        const application::DependencyCircuits& circuits);
 
 // Ownership: everything is borrowed and must outlive the probes. `sqs` and `store` should be
 // built for probing (short timeouts, no retries): a probe's job is to notice.
@@ -40,7 +41,7 @@ struct ProbeTargets {
   sqs::SqsClient& sqs;
   std::string queue_url;
   std::string dlq_url;
-  idem::IdempotencyStore& store;
+  idempotency::IdempotencyStore& store;
   std::chrono::seconds lease;
   HealthTelemetry& telemetry;
 };
@@ -48,7 +49,7 @@ struct ProbeTargets {
 // Queue probes export the depth; the first answer of the source queue is checked with
 // check_queue_settings. The table is probed with a strongly consistent GetItem of a key no
 // charge can have: the same permission and path as the claims' own reads.
-[[nodiscard]] std::vector<obs::Probe> run_probes(const ProbeTargets& targets);
+[[nodiscard]] std::vector<observability::Probe> run_probes(const ProbeTargets& targets);
 
 // The readiness of `run`, wired: fed by the telemetry, probed over the stack's probe clients,
 // one admin check per dependency. Ownership: borrows the stack and the telemetry, which must
@@ -59,15 +60,15 @@ class RunHealth {
   RunHealth(const RunHealth&) = delete;
   RunHealth& operator=(const RunHealth&) = delete;
 
-  void add_checks(obs::AdminServer& admin);
+  void add_checks(observability::AdminServer& admin);
   // Probes at once (ready as soon as every probe answered), then every probe interval.
   void start_probing() { prober_.start(); }
   void stop_probing() { prober_.stop(); }
 
  private:
-  obs::Readiness readiness_;
+  observability::Readiness readiness_;
   dynamodb::DynamoDbIdempotencyStore probe_store_;
-  obs::Prober prober_;
+  observability::Prober prober_;
 };
 
 }  // namespace ic::app

@@ -15,7 +15,7 @@ class LogToStderr final : public ic::ThreadFailureObserver {
  public:
   void on_thread_exception(std::string_view thread, std::string_view what) noexcept override {
     try {
-      ic::obs::Logger(ic::obs::LogLevel::Error)
+      ic::observability::Logger(ic::observability::LogLevel::Error)
           .error("exception reached a thread boundary", {{"thread", thread}, {"detail", what}});
     } catch (...) {  // noexcept: a report that fails must not terminate
     }

@@ -9,14 +9,14 @@
 
 namespace ic::app {
 
-class StdConsole final : public application::operations::Console {
+class StdConsole final : public application::Console {
  public:
   void result(std::string_view line) override;
   void note(std::string_view line) override;
 };
 
 // Ownership: borrows the client, which must outlive it.
-class SqsSourceQueue final : public application::operations::SourceQueue {
+class SqsSourceQueue final : public application::SourceQueue {
  public:
   SqsSourceQueue(sqs::SqsClient& client, std::string url) : client_(client), url_(std::move(url)) {}
   [[nodiscard]] std::expected<std::string, Error> send(
@@ -28,7 +28,7 @@ class SqsSourceQueue final : public application::operations::SourceQueue {
 };
 
 // Ownership: borrows the client, which must outlive it.
-class SqsDeadLetterQueue final : public application::operations::DeadLetterQueue {
+class SqsDeadLetterQueue final : public application::DeadLetterQueue {
  public:
   SqsDeadLetterQueue(sqs::SqsClient& client, std::string url)
       : client_(client), url_(std::move(url)) {}

@@ -12,7 +12,7 @@
 #include <string>
 #include <string_view>
 
-#include "aws/endpoints.hpp"
+#include "aws/protocol/endpoints.hpp"
 #include "core/circuit_breaker.hpp"
 #include "http/http_transport.hpp"
 

@@ -9,7 +9,7 @@
 namespace ic::app {
 
 // 128 random bits from OpenSSL's CSPRNG, hex encoded: unguessable fencing tokens.
-class RandomTokens final : public charge::TokenSource {
+class RandomTokens final : public domain::TokenSource {
  public:
   [[nodiscard]] std::string next() override;
 };

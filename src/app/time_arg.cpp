@@ -31,7 +31,7 @@ std::expected<Instant, std::string> parse_since(std::string_view text, Instant n
     return now - duration_cast<Millis>(unit * *amount);
   }
   // The date part is validated as a due date is: a real calendar date.
-  auto date = charge::DueDate::parse(text.substr(0, 10));
+  auto date = domain::DueDate::parse(text.substr(0, 10));
   if (!date) return std::unexpected(expected_form);
   Instant at = time_point_cast<Millis>(sys_days(date->date()));
   if (text.size() == 10) return at;

@@ -11,7 +11,7 @@ constexpr Millis kSlotSlice{20};
 
 }  // namespace
 
-BankPacer::BankPacer(charge::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
+BankPacer::BankPacer(domain::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
                      const Clock& clock, HoldWaiter& waiter, PacerObserver* observer)
     : bank_(bank),
       limit_(limit),
@@ -20,11 +20,11 @@ BankPacer::BankPacer(charge::AccountDebitPort& bank, AimdLimit& limit, TokenBuck
       waiter_(waiter),
       observer_(observer) {}
 
-charge::DebitResult BankPacer::debit(const charge::Charge& charge,
+domain::DebitResult BankPacer::debit(const domain::Charge& charge,
                                      std::string_view idempotency_key) {
   while (!limit_.try_acquire()) {
     if (!waiter_.wait_until(clock_.now() + kSlotSlice)) {
-      return charge::DebitUnavailable{"stopping: debit not sent"};
+      return domain::DebitUnavailable{"stopping: debit not sent"};
     }
   }
   report();
@@ -34,13 +34,13 @@ charge::DebitResult BankPacer::debit(const charge::Charge& charge,
         limit_.release(Millis{0}, false);
         waiter_.notify_all();
         report();
-        return charge::DebitUnavailable{"stopping: debit not sent"};
+        return domain::DebitUnavailable{"stopping: debit not sent"};
       }
     }
   }
   const Instant started = clock_.now();
-  charge::DebitResult result = bank_.debit(charge, idempotency_key);
-  const bool failed = std::holds_alternative<charge::DebitUnavailable>(result);
+  domain::DebitResult result = bank_.debit(charge, idempotency_key);
+  const bool failed = std::holds_alternative<domain::DebitUnavailable>(result);
   limit_.release(clock_.now() - started, failed);
   waiter_.notify_all();
   report();

@@ -22,19 +22,19 @@ class PacerObserver {
 };
 
 // Thread-safety: debit() is called from every worker. Ownership: everything is borrowed.
-class BankPacer final : public charge::AccountDebitPort {
+class BankPacer final : public domain::AccountDebitPort {
  public:
-  BankPacer(charge::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
+  BankPacer(domain::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
             const Clock& clock, HoldWaiter& waiter, PacerObserver* observer = nullptr);
 
   // A stop while waiting answers DebitUnavailable without calling the bank.
-  [[nodiscard]] charge::DebitResult debit(const charge::Charge& charge,
+  [[nodiscard]] domain::DebitResult debit(const domain::Charge& charge,
                                           std::string_view idempotency_key) override;
 
  private:
   void report();
 
-  charge::AccountDebitPort& bank_;
+  domain::AccountDebitPort& bank_;
   AimdLimit& limit_;
   TokenBucket* bucket_;
   const Clock& clock_;

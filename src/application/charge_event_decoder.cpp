@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "core/bounded_text.hpp"
+#include "core/text_escape.hpp"
 
 namespace ic::application {
 namespace {
 
-using charge::ValidationError;
+using domain::ValidationError;
 
 // A repeated key is named in failureDetail; a real field name is far shorter.
 constexpr std::size_t kMaxQuotedKeyChars = 64;
@@ -81,7 +81,7 @@ class EventSax final : public nlohmann::json_sax<nlohmann::json> {
     if (!seen.insert(name).second) {
       // The key is the producer's text: quoted bounded and escaped, as failureDetail must be.
       return refuse(
-          {containers_.size() == 1 ? bounded_text(name, kMaxQuotedKeyChars) : std::string("body"),
+          {containers_.size() == 1 ? escape_bounded(name, kMaxQuotedKeyChars) : std::string("body"),
            "must not be given more than once"});
     }
     current_key_ = containers_.size() == 1 ? field_named(name) : std::nullopt;
@@ -181,7 +181,7 @@ std::expected<std::int64_t, ValidationError> integer_of(const RawValue& value, F
   return value.integer;
 }
 
-std::expected<charge::Charge, ValidationError> build(const EventSax& sax) {
+std::expected<domain::Charge, ValidationError> build(const EventSax& sax) {
   auto raw = [&](Field f) -> const RawValue& { return sax.fields[static_cast<std::size_t>(f)]; };
   const std::string version_rule = "must be the integer " + std::to_string(kSchemaVersion);
   auto version = integer_of(raw(Field::SchemaVersion), Field::SchemaVersion, version_rule);
@@ -189,22 +189,22 @@ std::expected<charge::Charge, ValidationError> build(const EventSax& sax) {
   if (*version != kSchemaVersion) {
     return std::unexpected(ValidationError{"schemaVersion", version_rule});
   }
-  auto id = parse_text<charge::ChargeId>(raw(Field::ChargeId), Field::ChargeId);
+  auto id = parse_text<domain::ChargeId>(raw(Field::ChargeId), Field::ChargeId);
   if (!id) return std::unexpected(id.error());
-  auto account = parse_text<charge::AccountId>(raw(Field::AccountId), Field::AccountId);
+  auto account = parse_text<domain::AccountId>(raw(Field::AccountId), Field::AccountId);
   if (!account) return std::unexpected(account.error());
-  auto type = parse_text<charge::ChargeType>(raw(Field::ChargeType), Field::ChargeType);
+  auto type = parse_text<domain::ChargeType>(raw(Field::ChargeType), Field::ChargeType);
   if (!type) return std::unexpected(type.error());
   auto amount = integer_of(raw(Field::AmountMinor), Field::AmountMinor,
                            "must be an integer from 1 to 1000000000000");
   if (!amount) return std::unexpected(amount.error());
-  auto currency = parse_text<charge::Currency>(raw(Field::Currency), Field::Currency);
+  auto currency = parse_text<domain::Currency>(raw(Field::Currency), Field::Currency);
   if (!currency) return std::unexpected(currency.error());
-  auto money = charge::Money::of(*amount, *currency);
+  auto money = domain::Money::of(*amount, *currency);
   if (!money) return std::unexpected(money.error());
-  auto due = parse_text<charge::DueDate>(raw(Field::DueDate), Field::DueDate);
+  auto due = parse_text<domain::DueDate>(raw(Field::DueDate), Field::DueDate);
   if (!due) return std::unexpected(due.error());
-  return charge::Charge{*id, *account, *type, *money, *due};
+  return domain::Charge{*id, *account, *type, *money, *due};
 }
 
 bool parse(std::string_view body, EventSax& sax) {
@@ -214,7 +214,7 @@ bool parse(std::string_view body, EventSax& sax) {
 
 }  // namespace
 
-std::expected<charge::Charge, ValidationError> decode_charge_due_event(std::string_view body) {
+std::expected<domain::Charge, ValidationError> decode_charge_due_event(std::string_view body) {
   if (body.size() > kMaxBodyBytes) {
     return std::unexpected(
         ValidationError{"body", "must be at most " + std::to_string(kMaxBodyBytes) + " bytes"});
@@ -228,7 +228,7 @@ std::expected<charge::Charge, ValidationError> decode_charge_due_event(std::stri
   return build(sax);
 }
 
-std::optional<charge::ChargeId> parseable_charge_id(std::string_view body) {
+std::optional<domain::ChargeId> parseable_charge_id(std::string_view body) {
   if (body.size() > kMaxBodyBytes) return std::nullopt;
   EventSax sax;
   (void)parse(body, sax);  // a refused body still leaves the fields read before the refusal
@@ -238,7 +238,7 @@ std::optional<charge::ChargeId> parseable_charge_id(std::string_view body) {
   }
   const RawValue& id = sax.fields[static_cast<std::size_t>(Field::ChargeId)];
   if (id.kind != RawValue::Kind::String) return std::nullopt;
-  auto parsed = charge::ChargeId::parse(id.text);
+  auto parsed = domain::ChargeId::parse(id.text);
   return parsed ? std::optional(*parsed) : std::nullopt;
 }
 

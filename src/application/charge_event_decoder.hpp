@@ -22,14 +22,14 @@ inline constexpr int kSchemaVersion = 1;
 inline constexpr std::size_t kMaxNestingDepth = 32;
 // The field that names the charge: the message's business key, which a dead-lettered copy
 // also carries as a message attribute of this name (§5), for `redrive` and operators to read.
-inline constexpr std::string_view kChargeIdField = charge::rules::ChargeIdRules::kField;
+inline constexpr std::string_view kChargeIdField = domain::rules::ChargeIdRules::kField;
 
-[[nodiscard]] std::expected<charge::Charge, charge::ValidationError> decode_charge_due_event(
+[[nodiscard]] std::expected<domain::Charge, domain::ValidationError> decode_charge_due_event(
     std::string_view body);
 
 // The chargeId of a body the decoder refused, when the body got as far as naming a valid one:
 // a dead-lettered INVALID_MESSAGE then still carries the chargeId attribute (§5), and an
 // operator can find it. nullopt when the body names none, or none that is valid.
-[[nodiscard]] std::optional<charge::ChargeId> parseable_charge_id(std::string_view body);
+[[nodiscard]] std::optional<domain::ChargeId> parseable_charge_id(std::string_view body);
 
 }  // namespace ic::application

@@ -11,7 +11,7 @@ consumer::Disposition ChargeMessageHandler::handle(std::string_view body, int re
   auto decoded = decode_charge_due_event(body);
   if (!decoded) {
     auto id = parseable_charge_id(body);
-    return consumer::DeadLetter{std::string(charge::dlq_reason::kInvalidMessage),
+    return consumer::DeadLetter{std::string(domain::dlq_reason::kInvalidMessage),
                                 decoded.error().detail(), id ? id->value() : std::string{}};
   }
   const std::string hash = payload_hash(*decoded);

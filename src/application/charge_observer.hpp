@@ -16,17 +16,17 @@ namespace ic::application {
 class ChargeObserver {
  public:
   virtual ~ChargeObserver() = default;
-  virtual void claim_decided(const charge::Charge&, const idem::ClaimResult&) {}
-  virtual void debit_finished(const charge::Charge&, const charge::DebitResult&) {}
-  virtual void notification_finished(const charge::Charge&, const charge::NotificationResult&) {}
+  virtual void claim_decided(const domain::Charge&, const idempotency::ClaimResult&) {}
+  virtual void debit_finished(const domain::Charge&, const domain::DebitResult&) {}
+  virtual void notification_finished(const domain::Charge&, const domain::NotificationResult&) {}
   // A store call failed after the store's own retries.
-  virtual void store_failed(const charge::Charge&, idem::StoreOperation, const Error&) {}
+  virtual void store_failed(const domain::Charge&, idempotency::StoreOperation, const Error&) {}
   // Our complete/fail/release was refused because another worker holds the claim now.
   // `claim_token` is the token of our claim, so a history can tell which claim was fenced.
-  virtual void fenced(const charge::Charge&, idem::StoreOperation,
+  virtual void fenced(const domain::Charge&, idempotency::StoreOperation,
                       std::string_view /*claim_token*/) {}
   // complete or fail took effect, under the claim with this token.
-  virtual void recorded(const charge::Charge&, idem::StoreOperation,
+  virtual void recorded(const domain::Charge&, idempotency::StoreOperation,
                         std::string_view /*claim_token*/) {}
 };
 

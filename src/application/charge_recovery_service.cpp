@@ -10,21 +10,21 @@
 namespace ic::application {
 namespace {
 
-using charge::Charge;
-using charge::Debited;
-using charge::DebitMisconfigured;
-using charge::DebitRejected;
-using charge::DebitUnavailable;
-using charge::NotificationResult;
-using charge::NotificationSent;
-using charge::to_string;
 using consumer::Ack;
 using consumer::DeadLetter;
 using consumer::Disposition;
 using consumer::RetryLater;
-using idem::ClaimOutcome;
-using idem::StoreOperation;
-using idem::WriteOutcome;
+using domain::Charge;
+using domain::Debited;
+using domain::DebitMisconfigured;
+using domain::DebitRejected;
+using domain::DebitUnavailable;
+using domain::NotificationResult;
+using domain::NotificationSent;
+using domain::to_string;
+using idempotency::ClaimOutcome;
+using idempotency::StoreOperation;
+using idempotency::WriteOutcome;
 
 // Stops the heartbeat on every path out of the effect, before the final write.
 class HeartbeatScope {
@@ -48,13 +48,13 @@ CallOutcome store_outcome(const Error& error) {
   return error.retryable() ? CallOutcome::Failure : CallOutcome::Success;
 }
 
-CallOutcome debit_outcome(const charge::DebitResult& debit) {
+CallOutcome debit_outcome(const domain::DebitResult& debit) {
   if (std::holds_alternative<DebitUnavailable>(debit)) return CallOutcome::Failure;
   if (std::holds_alternative<DebitMisconfigured>(debit)) return CallOutcome::Ignored;
   return CallOutcome::Success;
 }
 
-std::optional<Millis> retry_after_of(const charge::DebitResult& debit) {
+std::optional<Millis> retry_after_of(const domain::DebitResult& debit) {
   if (const auto* unavailable = std::get_if<DebitUnavailable>(&debit)) {
     return unavailable->retry_after;
   }
@@ -73,10 +73,10 @@ DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge
 
 }  // namespace
 
-ChargeRecoveryService::ChargeRecoveryService(idem::IdempotencyStore& store,
-                                             charge::AccountDebitPort& bank,
-                                             charge::NotificationPort& notifier, const Clock& clock,
-                                             charge::TokenSource& tokens, ChargeObserver& observer,
+ChargeRecoveryService::ChargeRecoveryService(idempotency::IdempotencyStore& store,
+                                             domain::AccountDebitPort& bank,
+                                             domain::NotificationPort& notifier, const Clock& clock,
+                                             domain::TokenSource& tokens, ChargeObserver& observer,
                                              ServiceConfig config, DependencyCircuits* circuits)
     : store_(store),
       bank_(bank),
@@ -141,9 +141,8 @@ std::optional<Disposition> ChargeRecoveryService::admit(Permits& permits) {
   return std::nullopt;
 }
 
-std::expected<idem::ClaimResult, Error> ChargeRecoveryService::claim_once(const Delivery& delivery,
-                                                                          const Claim& claim,
-                                                                          Instant at) {
+std::expected<idempotency::ClaimResult, Error> ChargeRecoveryService::claim_once(
+    const Delivery& delivery, const Claim& claim, Instant at) {
   return store_.claim({.key = claim.key,
                        .payload_hash = std::string(delivery.payload_hash),
                        .token = claim.token,
@@ -152,7 +151,7 @@ std::expected<idem::ClaimResult, Error> ChargeRecoveryService::claim_once(const 
                        .lease = config_.lease});
 }
 
-std::expected<idem::ClaimResult, Disposition> ChargeRecoveryService::hold_store_probe(
+std::expected<idempotency::ClaimResult, Disposition> ChargeRecoveryService::hold_store_probe(
     const Delivery& delivery, const Claim& claim, Permits& permits,
     consumer::LeaseHeartbeat& heartbeat) {
   CircuitBreaker& store = circuits_->circuit(Dependency::Store);
@@ -179,8 +178,8 @@ std::expected<idem::ClaimResult, Disposition> ChargeRecoveryService::hold_store_
   }
 }
 
-void ChargeRecoveryService::record_store(const CircuitPermit& permit,
-                                         const std::expected<idem::ClaimResult, Error>& result) {
+void ChargeRecoveryService::record_store(
+    const CircuitPermit& permit, const std::expected<idempotency::ClaimResult, Error>& result) {
   if (circuits_ == nullptr) return;
   const CallOutcome outcome = result ? CallOutcome::Success : store_outcome(result.error());
   // A failed probe keeps its turn: this worker retries the same message at the next probe.
@@ -202,8 +201,8 @@ Disposition ChargeRecoveryService::parked(Dependency dependency) const {
 }
 
 Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
-                                              const idem::ClaimResult& result) const {
-  const idem::ClaimRecord& record = result.record;
+                                              const idempotency::ClaimResult& result) const {
+  const idempotency::ClaimRecord& record = result.record;
   switch (result.outcome) {
     case ClaimOutcome::DuplicateDone:
       return Ack{};
@@ -215,11 +214,11 @@ Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
                                        .typical_effect = effect_durations_.p90()}),
                         "in_progress"};
     case ClaimOutcome::DuplicateFailed:
-      return dead_letter(charge::dlq_reason::kPreviouslyFailed,
+      return dead_letter(domain::dlq_reason::kPreviouslyFailed,
                          "charge already failed permanently: " + record.failure_reason,
                          delivery.charge);
     case ClaimOutcome::PayloadMismatch:
-      return dead_letter(charge::dlq_reason::kPayloadMismatch,
+      return dead_letter(domain::dlq_reason::kPayloadMismatch,
                          "payload differs from the one recorded for this chargeId (recorded " +
                              record.payload_hash + ", received " +
                              std::string(delivery.payload_hash) + ")",
@@ -247,7 +246,7 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
   HeartbeatScope heartbeat_scope(heartbeat);
 
   bool stopped = false;
-  const charge::DebitResult debit = debit_through_circuit(claim, permits, stopped);
+  const domain::DebitResult debit = debit_through_circuit(claim, permits, stopped);
   if (stopped) {
     // Asked to stop while holding the probe's message: back with the probe schedule.
     heartbeat_scope.stop();
@@ -280,10 +279,20 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
                     debit);
 }
 
-charge::DebitResult ChargeRecoveryService::debit_through_circuit(const Claim& claim,
+domain::DebitResult ChargeRecoveryService::debit_through_circuit(const Claim& claim,
                                                                  Permits& permits, bool& stopped) {
+  if (circuits_ != nullptr) {
+    // Another worker's reply may have asked for a pause since this one was admitted.
+    if (auto left = circuits_->deferred(Dependency::Debit)) {
+      circuits_->circuit(Dependency::Debit).abandon(permits.debit);
+      domain::DebitResult deferred = DebitUnavailable{
+          .detail = "not sent: the bank's Retry-After has not passed", .retry_after = *left};
+      observer_.debit_finished(claim.charge, deferred);  // the claim is released after it
+      return deferred;
+    }
+  }
   while (true) {
-    charge::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
+    domain::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
     observer_.debit_finished(claim.charge, debit);
     if (circuits_ == nullptr) return debit;
     if (const auto retry_after = retry_after_of(debit)) {
@@ -323,7 +332,7 @@ NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debit
       if (permit.admission == Admission::Rejected) skipped = "notify circuit open; not attempted";
     }
     if (skipped) {
-      NotificationResult notified = charge::NotificationFailed{.detail = std::move(*skipped)};
+      NotificationResult notified = domain::NotificationFailed{.detail = std::move(*skipped)};
       observer_.notification_finished(claim.charge, notified);
       return notified;
     }
@@ -333,7 +342,7 @@ NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debit
   observer_.notification_finished(claim.charge, notified);
   if (circuits_ != nullptr) {
     CallOutcome outcome = CallOutcome::Success;
-    if (const auto* failed = std::get_if<charge::NotificationFailed>(&notified)) {
+    if (const auto* failed = std::get_if<domain::NotificationFailed>(&notified)) {
       if (failed->transient) outcome = CallOutcome::Failure;
       if (failed->retry_after) circuits_->defer(Dependency::Notify, *failed->retry_after);
     }
@@ -344,13 +353,13 @@ NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debit
 
 Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debited& debited,
                                                 const NotificationResult& notified) {
-  const charge::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
-                                          ? charge::ChargeStatus::Debited
-                                          : charge::ChargeStatus::DebitedNotificationFailed;
+  const domain::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
+                                          ? domain::ChargeStatus::Debited
+                                          : domain::ChargeStatus::DebitedNotificationFailed;
   auto written = store_.complete(claim.key, claim.token,
                                  {.status = std::string(to_string(status)),
                                   .result_ref = debited.debit_ref,
-                                  .payload = charge::canonical_form(claim.charge)},
+                                  .payload = domain::canonical_form(claim.charge)},
                                  clock_.now());
   return after_final_write(claim, StoreOperation::Complete, written, Ack{});
 }
@@ -359,17 +368,17 @@ Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
                                                     const DebitRejected& rejected) {
   auto written =
       store_.fail(claim.key, claim.token,
-                  {.status = std::string(to_string(charge::ChargeStatus::FailedPermanent)),
+                  {.status = std::string(to_string(domain::ChargeStatus::FailedPermanent)),
                    .reason = rejected.code,
-                   .payload = charge::canonical_form(claim.charge)},
+                   .payload = domain::canonical_form(claim.charge)},
                   clock_.now());
   return after_final_write(claim, StoreOperation::Fail, written,
-                           dead_letter(charge::dlq_reason::kPermanentDebitFailure,
+                           dead_letter(domain::dlq_reason::kPermanentDebitFailure,
                                        "bank refused the debit: " + rejected.code, claim.charge));
 }
 
 Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim,
-                                             const charge::DebitResult& debit) {
+                                             const domain::DebitResult& debit) {
   // Releasing lets the redelivery reclaim at once; the bank dedupes the repeated debit.
   auto released = store_.release(claim.key, claim.token);
   if (!released) {

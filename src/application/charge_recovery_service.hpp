@@ -34,7 +34,7 @@ struct ServiceConfig {
 };
 
 struct Delivery {
-  const charge::Charge& charge;
+  const domain::Charge& charge;
   std::string_view payload_hash;
   int receive_count = 1;  // SQS ApproximateReceiveCount, 1 on first delivery
 };
@@ -48,9 +48,9 @@ struct Delivery {
 // failed probes, and an open notify circuit records DEBITED_NOTIFICATION_FAILED at once.
 class ChargeRecoveryService {
  public:
-  ChargeRecoveryService(idem::IdempotencyStore& store, charge::AccountDebitPort& bank,
-                        charge::NotificationPort& notifier, const Clock& clock,
-                        charge::TokenSource& tokens, ChargeObserver& observer, ServiceConfig config,
+  ChargeRecoveryService(idempotency::IdempotencyStore& store, domain::AccountDebitPort& bank,
+                        domain::NotificationPort& notifier, const Clock& clock,
+                        domain::TokenSource& tokens, ChargeObserver& observer, ServiceConfig config,
                         DependencyCircuits* circuits = nullptr);
 
   [[nodiscard]] consumer::Disposition handle(const Delivery& delivery,
@@ -60,7 +60,7 @@ class ChargeRecoveryService {
 
  private:
   struct Claim {
-    const charge::Charge& charge;
+    const domain::Charge& charge;
     std::string key;
     std::string token;
   };
@@ -72,38 +72,41 @@ class ChargeRecoveryService {
 
   // Takes the store and debit permits; a disposition when the delivery must wait instead.
   [[nodiscard]] std::optional<consumer::Disposition> admit(Permits& permits);
-  [[nodiscard]] std::expected<idem::ClaimResult, Error> claim_once(const Delivery& delivery,
-                                                                   const Claim& claim, Instant at);
+  [[nodiscard]] std::expected<idempotency::ClaimResult, Error> claim_once(const Delivery& delivery,
+                                                                          const Claim& claim,
+                                                                          Instant at);
   // The store probe failed: keep the message (visibility only), retry the claim at each probe.
-  [[nodiscard]] std::expected<idem::ClaimResult, consumer::Disposition> hold_store_probe(
+  [[nodiscard]] std::expected<idempotency::ClaimResult, consumer::Disposition> hold_store_probe(
       const Delivery& delivery, const Claim& claim, Permits& permits,
       consumer::LeaseHeartbeat& heartbeat);
-  [[nodiscard]] charge::DebitResult debit_through_circuit(const Claim& claim, Permits& permits,
+  [[nodiscard]] domain::DebitResult debit_through_circuit(const Claim& claim, Permits& permits,
                                                           bool& stopped);
-  void record_store(const CircuitPermit& permit, const std::expected<idem::ClaimResult, Error>&);
+  void record_store(const CircuitPermit& permit,
+                    const std::expected<idempotency::ClaimResult, Error>&);
   void observe_store(const Error* error);
   void abandon(const CircuitPermit& permit, Dependency dependency);
   [[nodiscard]] consumer::Disposition parked(Dependency dependency) const;
 
-  consumer::Disposition on_refusal(const Delivery& delivery, const idem::ClaimResult& result) const;
+  consumer::Disposition on_refusal(const Delivery& delivery,
+                                   const idempotency::ClaimResult& result) const;
   consumer::Disposition run_effect(const Delivery& delivery, const Claim& claim,
                                    consumer::LeaseHeartbeat& heartbeat, Permits& permits);
-  charge::NotificationResult notify(const Claim& claim, const charge::Debited& debited);
-  consumer::Disposition record_debit(const Claim& claim, const charge::Debited& debited,
-                                     const charge::NotificationResult& notified);
-  consumer::Disposition record_rejection(const Claim& claim, const charge::DebitRejected& rejected);
+  domain::NotificationResult notify(const Claim& claim, const domain::Debited& debited);
+  consumer::Disposition record_debit(const Claim& claim, const domain::Debited& debited,
+                                     const domain::NotificationResult& notified);
+  consumer::Disposition record_rejection(const Claim& claim, const domain::DebitRejected& rejected);
   consumer::Disposition give_back(const Delivery& delivery, const Claim& claim,
-                                  const charge::DebitResult& debit);
+                                  const domain::DebitResult& debit);
   // Maps the outcome of complete/fail: written → `on_written`, fenced or failed → no ack.
-  consumer::Disposition after_final_write(const Claim& claim, idem::StoreOperation operation,
-                                          const std::expected<idem::WriteOutcome, Error>&,
+  consumer::Disposition after_final_write(const Claim& claim, idempotency::StoreOperation operation,
+                                          const std::expected<idempotency::WriteOutcome, Error>&,
                                           consumer::Disposition on_written);
 
-  idem::IdempotencyStore& store_;
-  charge::AccountDebitPort& bank_;
-  charge::NotificationPort& notifier_;
+  idempotency::IdempotencyStore& store_;
+  domain::AccountDebitPort& bank_;
+  domain::NotificationPort& notifier_;
   const Clock& clock_;
-  charge::TokenSource& tokens_;
+  domain::TokenSource& tokens_;
   ChargeObserver& observer_;
   const ServiceConfig config_;
   DependencyCircuits* circuits_;

@@ -4,8 +4,8 @@
 
 namespace ic::application {
 
-std::string payload_hash(const charge::Charge& charge) {
-  return sha256_hex(charge::canonical_form(charge));
+std::string payload_hash(const domain::Charge& charge) {
+  return sha256_hex(domain::canonical_form(charge));
 }
 
 }  // namespace ic::application

@@ -8,6 +8,6 @@
 
 namespace ic::application {
 
-[[nodiscard]] std::string payload_hash(const charge::Charge& charge);
+[[nodiscard]] std::string payload_hash(const domain::Charge& charge);
 
 }  // namespace ic::application

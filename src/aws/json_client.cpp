@@ -4,8 +4,8 @@
 
 #include <random>
 
-#include "aws/error_mapping.hpp"
-#include "aws/sigv4.hpp"
+#include "aws/protocol/error_mapping.hpp"
+#include "aws/sigv4/sigv4.hpp"
 #include "http/url.hpp"
 
 namespace ic::aws {

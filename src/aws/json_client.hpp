@@ -21,9 +21,9 @@
 #include <string>
 #include <string_view>
 
-#include "aws/aws_error.hpp"
-#include "aws/credentials.hpp"
-#include "aws/retry_policy.hpp"
+#include "aws/credentials/credentials.hpp"
+#include "aws/protocol/aws_error.hpp"
+#include "aws/protocol/retry_policy.hpp"
 #include "core/time.hpp"
 #include "http/http_transport.hpp"
 

@@ -1,6 +1,6 @@
 #include "consumer/dead_letter.hpp"
 
-#include "core/bounded_text.hpp"
+#include "core/text_escape.hpp"
 
 namespace ic::consumer {
 
@@ -22,7 +22,7 @@ MessageAttributes dead_letter_attributes(const Message& message,
   MessageAttributes out;
   const auto put = [&out](std::string_view name, const std::string& value) {
     if (!value.empty()) {
-      out.insert_or_assign(std::string(name), MessageAttribute{"String", bounded_text(value)});
+      out.insert_or_assign(std::string(name), MessageAttribute{"String", escape_bounded(value)});
     }
   };
   put(kFailureReasonAttribute, decision.reason);

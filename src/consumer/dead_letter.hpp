@@ -37,7 +37,7 @@ inline constexpr std::array<DeadLetterCopy, 3> kDeadLetterCopies = {
 // failureReason, failureDetail, <key_attribute> (when the key is known) and sourceMessageId,
 // then the delivery's own attributes (so a redrive keeps them) as long as SQS's limit allows.
 // SQS rejects empty attribute values, so an empty detail or key is left out. Our values pass
-// through bounded_text (core/bounded_text.hpp): at most 256 characters, escaped into SQS's
+// through escape_bounded (core/escape_bounded.hpp): at most 256 characters, escaped into SQS's
 // attribute alphabet, whatever the handler put in them.
 [[nodiscard]] MessageAttributes dead_letter_attributes(const Message& message,
                                                        const consumer::DeadLetter& decision,

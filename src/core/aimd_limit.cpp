@@ -46,6 +46,9 @@ void AimdLimit::release(Millis latency, bool failed) {
 
 void AimdLimit::restart() {
   MutexLock lock(mutex_);
+  // The failures that shrank the estimate were the outage, not the bank's capacity: start over
+  // from the ceiling, and let the ramp (then AIMD) find the level.
+  estimate_ = static_cast<double>(config_.max);
   ramping_ = config_.ramp > Millis{0};
   ramp_start_ = clock_.now();
   successes_ = 0;

@@ -33,7 +33,8 @@ class AimdLimit {
   [[nodiscard]] bool try_acquire();
   // Gives the slot back with what the call showed.
   void release(Millis latency, bool failed);
-  // Slow start from `min` (a circuit just closed).
+  // Slow start (a circuit just closed): the estimate goes back to `max`, and the admitted limit
+  // grows linearly from `min` to it over `ramp`.
   void restart();
 
   // The limit admitted now: the AIMD value, capped by the ramp while one runs.

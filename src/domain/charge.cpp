@@ -5,7 +5,7 @@
 #include <charconv>
 #include <vector>
 
-namespace ic::charge {
+namespace ic::domain {
 namespace rules {
 
 bool is_identifier_char(char c) {
@@ -152,4 +152,4 @@ std::string masked(const AccountId& account) {
   return std::string(value.size() - shown, '*') + value.substr(value.size() - shown);
 }
 
-}  // namespace ic::charge
+}  // namespace ic::domain

@@ -10,7 +10,7 @@
 
 #include "domain/validation_error.hpp"
 
-namespace ic::charge {
+namespace ic::domain {
 
 // A string drawn from a fixed alphabet with bounded length; Rules supplies field, bounds and
 // alphabet so each identifier is its own type without repeating the checks.
@@ -125,4 +125,4 @@ struct Charge {
 // Account numbers never appear in full in logs: all but the last four characters masked.
 [[nodiscard]] std::string masked(const AccountId& account);
 
-}  // namespace ic::charge
+}  // namespace ic::domain

@@ -3,7 +3,7 @@
 
 #include <string_view>
 
-namespace ic::charge {
+namespace ic::domain {
 
 enum class ChargeStatus { Debited, DebitedNotificationFailed, FailedPermanent };
 
@@ -27,4 +27,4 @@ inline constexpr std::string_view kPermanentDebitFailure = "PERMANENT_DEBIT_FAIL
 inline constexpr std::string_view kPreviouslyFailed = "PREVIOUSLY_FAILED";
 }  // namespace dlq_reason
 
-}  // namespace ic::charge
+}  // namespace ic::domain

@@ -2,7 +2,7 @@
 // EnvWrapper does for Env: a decorator of the bank's debit or of the notification gateway
 // (a fault injector, instrumentation) derives from one and overrides only what it changes.
 //
-//   class BankOutage final : public charge::ForwardingDebitPort {
+//   class BankOutage final : public domain::ForwardingDebitPort {
 //    public:
 //     using ForwardingDebitPort::ForwardingDebitPort;
 //     DebitResult debit(const Charge& charge, std::string_view key) override {
@@ -15,7 +15,7 @@
 
 #include "domain/ports.hpp"
 
-namespace ic::charge {
+namespace ic::domain {
 
 // Thread-safety: that of the target. Ownership: borrows `target`, which must outlive the
 // wrapper.
@@ -50,4 +50,4 @@ class ForwardingNotificationPort : public NotificationPort {
   NotificationPort& target_;
 };
 
-}  // namespace ic::charge
+}  // namespace ic::domain

@@ -10,7 +10,7 @@
 #include "core/time.hpp"
 #include "domain/charge.hpp"
 
-namespace ic::charge {
+namespace ic::domain {
 
 struct Debited {
   std::string debit_ref;  // the bank's transaction id
@@ -71,4 +71,4 @@ class TokenSource {
   [[nodiscard]] virtual std::string next() = 0;
 };
 
-}  // namespace ic::charge
+}  // namespace ic::domain

@@ -3,7 +3,7 @@
 
 #include <string>
 
-namespace ic::charge {
+namespace ic::domain {
 
 struct ValidationError {
   std::string field;
@@ -13,4 +13,4 @@ struct ValidationError {
   friend bool operator==(const ValidationError&, const ValidationError&) = default;
 };
 
-}  // namespace ic::charge
+}  // namespace ic::domain

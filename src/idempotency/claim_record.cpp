@@ -2,7 +2,7 @@
 
 #include "idempotency/idempotency_store.hpp"
 
-namespace ic::idem {
+namespace ic::idempotency {
 
 std::string_view to_string(ClaimState state) {
   switch (state) {
@@ -80,4 +80,4 @@ bool claim_allowed(const ClaimRecord& existing, const ClaimRequest& request) {
          (existing.lease_until < request.now || existing.claim_token == request.token);
 }
 
-}  // namespace ic::idem
+}  // namespace ic::idempotency

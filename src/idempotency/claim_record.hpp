@@ -10,7 +10,7 @@
 
 #include "core/time.hpp"
 
-namespace ic::idem {
+namespace ic::idempotency {
 
 enum class ClaimState { InProgress, Done, Failed };
 
@@ -88,4 +88,4 @@ struct ClaimResult {
 // state = IN_PROGRESS AND payloadHash = :h AND (leaseUntil < :now OR claimToken = :token).
 [[nodiscard]] bool claim_allowed(const ClaimRecord& existing, const ClaimRequest& request);
 
-}  // namespace ic::idem
+}  // namespace ic::idempotency

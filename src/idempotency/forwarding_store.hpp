@@ -2,7 +2,7 @@
 // for Env: a decorator (a fault injector, instrumentation, a deliberately broken variant in a
 // test) derives from it and overrides only the calls it changes.
 //
-//   class CountingClaims final : public idem::ForwardingStore {
+//   class CountingClaims final : public idempotency::ForwardingStore {
 //    public:
 //     using ForwardingStore::ForwardingStore;
 //     std::expected<ClaimResult, Error> claim(const ClaimRequest& r) override {
@@ -15,7 +15,7 @@
 
 #include "idempotency/idempotency_store.hpp"
 
-namespace ic::idem {
+namespace ic::idempotency {
 
 // Thread-safety and blocking: those of the target. Ownership: borrows `target`, which must
 // outlive the wrapper.
@@ -58,4 +58,4 @@ class ForwardingStore : public IdempotencyStore {
   IdempotencyStore& target_;
 };
 
-}  // namespace ic::idem
+}  // namespace ic::idempotency

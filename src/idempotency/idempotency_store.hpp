@@ -14,7 +14,7 @@
 #include "core/error.hpp"
 #include "idempotency/claim_record.hpp"
 
-namespace ic::idem {
+namespace ic::idempotency {
 
 // `payload` on a final write is the input an operator's follow-up needs without the message
 // (the charge's canonical form): a store keeps it only when the record needs a person (a
@@ -88,4 +88,4 @@ class IdempotencyStore {
       std::string_view key) = 0;
 };
 
-}  // namespace ic::idem
+}  // namespace ic::idempotency

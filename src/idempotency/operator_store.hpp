@@ -20,7 +20,7 @@
 #include "core/error.hpp"
 #include "idempotency/claim_record.hpp"
 
-namespace ic::idem {
+namespace ic::idempotency {
 
 // What the operator's decision was based on: the write applies only to this very record.
 struct OperatorFence {
@@ -84,4 +84,4 @@ class OperatorStore {
                                                                            int page_items) = 0;
 };
 
-}  // namespace ic::idem
+}  // namespace ic::idempotency

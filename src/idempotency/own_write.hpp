@@ -7,7 +7,7 @@
 
 #include "idempotency/claim_record.hpp"
 
-namespace ic::idem {
+namespace ic::idempotency {
 
 // True when `existing` is final with our token and exactly the state and status we are writing:
 // the retry counts as written, not fenced. Any other holder's outcome is fencing.
@@ -16,4 +16,4 @@ namespace ic::idem {
   return existing.state == state && existing.claim_token == token && existing.status == status;
 }
 
-}  // namespace ic::idem
+}  // namespace ic::idempotency

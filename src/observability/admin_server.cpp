@@ -19,7 +19,7 @@
 
 #include "core/thread_annotations.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 constexpr std::string_view kJson = "application/json";
@@ -275,4 +275,4 @@ std::uint16_t AdminServer::port() const noexcept {
   return impl_->bound_port.load();
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -23,7 +23,7 @@
 #include "core/thread_guard.hpp"
 #include "observability/metrics.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 
 struct HostPort {
   std::string host;  // as given: an IPv4 address, a host name, or an IPv6 address without []
@@ -73,4 +73,4 @@ class AdminServer {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -11,7 +11,7 @@
 
 #include "core/overloaded.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 constexpr std::array<std::string_view, 4> kLevelNames{"debug", "info", "warn", "error"};
@@ -167,4 +167,4 @@ void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<Log
   sink_(text);
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

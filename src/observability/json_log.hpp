@@ -24,7 +24,7 @@
 #include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 
 enum class LogLevel : std::uint8_t { Debug, Info, Warn, Error };
 
@@ -119,4 +119,4 @@ class Logger {
 // "2026-11-30T08:15:02.123Z": RFC 3339, UTC, milliseconds (truncated).
 [[nodiscard]] std::string format_rfc3339_millis(std::chrono::system_clock::time_point t);
 
-}  // namespace ic::obs
+}  // namespace ic::observability

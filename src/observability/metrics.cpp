@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 bool valid_name(std::string_view name, bool allow_colon) {
@@ -151,4 +151,4 @@ HistogramFamily& MetricsRegistry::histogram(std::string_view name, std::string_v
   });
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -33,7 +33,7 @@
 
 #include "core/thread_annotations.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 
 // 5 ms … 30 s: from a cache-hit duplicate to a slow bank call near its timeout.
 inline const std::vector<double> kDefaultSecondsBuckets{0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
@@ -162,4 +162,4 @@ class MetricsRegistry {
   std::vector<Collector> collectors_ GUARDED_BY(mutex_);
 };
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -3,7 +3,7 @@
 #include <condition_variable>
 #include <mutex>
 
-namespace ic::obs {
+namespace ic::observability {
 
 Prober::Prober(Readiness& readiness, std::vector<Probe> probes, ProberConfig config,
                ThreadFailureObserver* observer)
@@ -49,4 +49,4 @@ void Prober::run(std::stop_token stop) {
   }
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -19,7 +19,7 @@
 #include "core/time.hpp"
 #include "observability/readiness.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 
 struct Probe {
   std::string dependency;  // the Readiness dependency it reports to
@@ -61,4 +61,4 @@ class Prober {
   std::jthread thread_;
 };
 
-}  // namespace ic::obs
+}  // namespace ic::observability

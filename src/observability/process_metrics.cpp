@@ -10,7 +10,7 @@
 #include <sstream>
 #include <vector>
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 std::string read_file(const char* path) {
@@ -99,4 +99,4 @@ std::string process_metrics_text() {
   return render_process_metrics(*sample);
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

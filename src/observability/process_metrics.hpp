@@ -8,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace ic::obs {
+namespace ic::observability {
 
 struct ProcessSample {
   double cpu_seconds = 0;  // user + system
@@ -35,4 +35,4 @@ struct ProcessSample {
 // metrics are absent rather than wrong). Thread-safety: reentrant.
 [[nodiscard]] std::string process_metrics_text();
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -6,7 +6,7 @@
 
 #include "observability/metrics.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 // HELP text escapes backslash and newline; label values also escape the double quote.
@@ -102,4 +102,4 @@ void MetricsRegistry::add_collector(Collector collector) {
   collectors_.push_back(std::move(collector));
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 constexpr std::size_t kMaxDetail = 200;
@@ -118,4 +118,4 @@ void Readiness::settle(const std::vector<std::string>& before) {
   listener_->on_readiness(all, std::ranges::all_of(all, &DependencyStatus::up));
 }
 
-}  // namespace ic::obs
+}  // namespace ic::observability

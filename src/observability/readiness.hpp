@@ -20,7 +20,7 @@
 #include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 
 struct DependencySpec {
   std::string name;
@@ -93,4 +93,4 @@ class Readiness {
   std::vector<State> states_ GUARDED_BY(mutex_);
 };
 
-}  // namespace ic::obs
+}  // namespace ic::observability

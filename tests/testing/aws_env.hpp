@@ -11,8 +11,8 @@
 #include <map>
 #include <string>
 
-#include "aws/aws_error.hpp"
-#include "aws/endpoints.hpp"
+#include "aws/protocol/aws_error.hpp"
+#include "aws/protocol/endpoints.hpp"
 
 namespace ic::testing {
 

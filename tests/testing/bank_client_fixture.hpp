@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "adapters/bank_http/bank_endpoint.hpp"
+#include "adapters/bank/bank_endpoint.hpp"
 #include "domain/charge.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/fakes.hpp"
@@ -32,7 +32,7 @@ class BankClientTest : public ::testing::Test {
   }
 
   http::CurlHttpTransport transport_;
-  const charge::Charge charge_ = make_charge("CHG-20261130-000123", 2500, std::string(kAccount));
+  const domain::Charge charge_ = make_charge("CHG-20261130-000123", 2500, std::string(kAccount));
 };
 
 }  // namespace ic::testing

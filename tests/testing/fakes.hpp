@@ -20,7 +20,7 @@ namespace ic::testing {
 
 using namespace std::chrono_literals;
 
-class SequentialTokens final : public charge::TokenSource {
+class SequentialTokens final : public domain::TokenSource {
  public:
   std::string next() override { return "token-" + std::to_string(++counter_); }
 
@@ -30,24 +30,24 @@ class SequentialTokens final : public charge::TokenSource {
 
 // Behaves like the bank's contract: one debit per idempotency key, a replay answers with the
 // original debitId; every call is counted so tests can prove how often money moved.
-class FakeBank final : public charge::AccountDebitPort {
+class FakeBank final : public domain::AccountDebitPort {
  public:
-  charge::DebitResult debit(const charge::Charge& charge, std::string_view key) override {
+  domain::DebitResult debit(const domain::Charge& charge, std::string_view key) override {
     if (before_debit) before_debit(charge);
     MutexLock lock(mutex_);
     ++calls_;
     calls_by_key_[std::string(key)] += 1;
     if (auto it = scripted_.find(charge.id.value()); it != scripted_.end() && !it->second.empty()) {
-      charge::DebitResult next = it->second.front();
+      domain::DebitResult next = it->second.front();
       it->second.erase(it->second.begin());
-      if (!std::holds_alternative<charge::Debited>(next)) return next;
+      if (!std::holds_alternative<domain::Debited>(next)) return next;
     }
     auto [it, inserted] = debits_.try_emplace(std::string(key), "DBT-" + std::string(key));
-    return charge::Debited{it->second, !inserted};
+    return domain::Debited{it->second, !inserted};
   }
 
   // The next debits of `charge_id` answer with these results, in order, before the default.
-  void script(const std::string& charge_id, std::vector<charge::DebitResult> results) {
+  void script(const std::string& charge_id, std::vector<domain::DebitResult> results) {
     MutexLock lock(mutex_);
     scripted_[charge_id] = std::move(results);
   }
@@ -66,24 +66,24 @@ class FakeBank final : public charge::AccountDebitPort {
   }
 
   // Runs inside debit() before the bank answers: lets a test act "during" the debit.
-  std::function<void(const charge::Charge&)> before_debit;
+  std::function<void(const domain::Charge&)> before_debit;
 
  private:
   mutable Mutex mutex_;
   int calls_ GUARDED_BY(mutex_) = 0;
   std::map<std::string, int> calls_by_key_ GUARDED_BY(mutex_);
   std::map<std::string, std::string> debits_ GUARDED_BY(mutex_);
-  std::map<std::string, std::vector<charge::DebitResult>> scripted_ GUARDED_BY(mutex_);
+  std::map<std::string, std::vector<domain::DebitResult>> scripted_ GUARDED_BY(mutex_);
 };
 
-class FakeNotifier final : public charge::NotificationPort {
+class FakeNotifier final : public domain::NotificationPort {
  public:
-  charge::NotificationResult notify(const charge::Charge&, std::string_view,
+  domain::NotificationResult notify(const domain::Charge&, std::string_view,
                                     std::string_view key) override {
     MutexLock lock(mutex_);
     keys_.emplace_back(key);
-    if (failing_) return charge::NotificationFailed{"gateway down"};
-    return charge::NotificationSent{};
+    if (failing_) return domain::NotificationFailed{"gateway down"};
+    return domain::NotificationSent{};
   }
   void fail_all() {
     MutexLock lock(mutex_);
@@ -132,13 +132,13 @@ class RecordingHeartbeat final : public consumer::LeaseHeartbeat {
 };
 
 // A valid charge for tests; vary the id and amount as needed.
-inline charge::Charge make_charge(const std::string& id = "CHG-20261130-000123",
+inline domain::Charge make_charge(const std::string& id = "CHG-20261130-000123",
                                   std::int64_t amount_minor = 2500,
                                   const std::string& account = "ACC-0012345678") {
-  return charge::Charge{*charge::ChargeId::parse(id), *charge::AccountId::parse(account),
-                        *charge::ChargeType::parse("SMS_ALERT_FEE"),
-                        *charge::Money::of(amount_minor, *charge::Currency::parse("INR")),
-                        *charge::DueDate::parse("2026-11-30")};
+  return domain::Charge{*domain::ChargeId::parse(id), *domain::AccountId::parse(account),
+                        *domain::ChargeType::parse("SMS_ALERT_FEE"),
+                        *domain::Money::of(amount_minor, *domain::Currency::parse("INR")),
+                        *domain::DueDate::parse("2026-11-30")};
 }
 
 }  // namespace ic::testing

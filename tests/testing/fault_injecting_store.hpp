@@ -1,7 +1,7 @@
 // Wraps any IdempotencyStore (leveldb's fault_injection_test idea): fail the next calls of an
 // operation, or let a write happen and lose its response, which is what a timeout after
 // sending looks like to the caller. Calls without an armed fault reach the inner store
-// unchanged, through idem::ForwardingStore.
+// unchanged, through idempotency::ForwardingStore.
 #pragma once
 
 #include <functional>
@@ -13,51 +13,54 @@
 
 namespace ic::testing {
 
-class FaultInjectingStore final : public idem::ForwardingStore {
+class FaultInjectingStore final : public idempotency::ForwardingStore {
  public:
   enum class Fault { FailBeforeWrite, LoseResponse };
 
-  explicit FaultInjectingStore(idem::IdempotencyStore& inner) : ForwardingStore(inner) {}
+  explicit FaultInjectingStore(idempotency::IdempotencyStore& inner) : ForwardingStore(inner) {}
 
   // The next `times` calls of `operation` fail.
-  void inject(idem::StoreOperation operation, Fault fault, int times = 1) {
+  void inject(idempotency::StoreOperation operation, Fault fault, int times = 1) {
     MutexLock lock(mutex_);
     faults_[operation] = {fault, times};
   }
   // Called before every operation reaches the inner store.
-  std::function<void(idem::StoreOperation operation)> before;
+  std::function<void(idempotency::StoreOperation operation)> before;
 
-  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override {
-    return run(idem::StoreOperation::Claim, [&] { return ForwardingStore::claim(request); });
+  std::expected<idempotency::ClaimResult, Error> claim(
+      const idempotency::ClaimRequest& request) override {
+    return run(idempotency::StoreOperation::Claim, [&] { return ForwardingStore::claim(request); });
   }
-  std::expected<idem::WriteOutcome, Error> complete(std::string_view key, std::string_view token,
-                                                    const idem::Completion& completion,
-                                                    Instant now) override {
-    return run(idem::StoreOperation::Complete,
+  std::expected<idempotency::WriteOutcome, Error> complete(
+      std::string_view key, std::string_view token, const idempotency::Completion& completion,
+      Instant now) override {
+    return run(idempotency::StoreOperation::Complete,
                [&] { return ForwardingStore::complete(key, token, completion, now); });
   }
-  std::expected<idem::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
-                                                const idem::Failure& failure,
-                                                Instant now) override {
-    return run(idem::StoreOperation::Fail,
+  std::expected<idempotency::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
+                                                       const idempotency::Failure& failure,
+                                                       Instant now) override {
+    return run(idempotency::StoreOperation::Fail,
                [&] { return ForwardingStore::fail(key, token, failure, now); });
   }
-  std::expected<idem::WriteOutcome, Error> extend(std::string_view key, std::string_view token,
-                                                  Instant until) override {
-    return run(idem::StoreOperation::Extend,
+  std::expected<idempotency::WriteOutcome, Error> extend(std::string_view key,
+                                                         std::string_view token,
+                                                         Instant until) override {
+    return run(idempotency::StoreOperation::Extend,
                [&] { return ForwardingStore::extend(key, token, until); });
   }
-  std::expected<idem::WriteOutcome, Error> release(std::string_view key,
-                                                   std::string_view token) override {
-    return run(idem::StoreOperation::Release, [&] { return ForwardingStore::release(key, token); });
+  std::expected<idempotency::WriteOutcome, Error> release(std::string_view key,
+                                                          std::string_view token) override {
+    return run(idempotency::StoreOperation::Release,
+               [&] { return ForwardingStore::release(key, token); });
   }
-  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override {
-    return run(idem::StoreOperation::Get, [&] { return ForwardingStore::get(key); });
+  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override {
+    return run(idempotency::StoreOperation::Get, [&] { return ForwardingStore::get(key); });
   }
 
  private:
   template <class Call>
-  auto run(idem::StoreOperation operation, Call call) -> decltype(call()) {
+  auto run(idempotency::StoreOperation operation, Call call) -> decltype(call()) {
     if (before) before(operation);
     std::optional<Fault> fault;
     {
@@ -69,7 +72,7 @@ class FaultInjectingStore final : public idem::ForwardingStore {
     }
     const Error timeout{.error_class = ErrorClass::Retryable,
                         .code = "Timeout",
-                        .message = "injected " + std::string(idem::to_string(operation))};
+                        .message = "injected " + std::string(idempotency::to_string(operation))};
     if (fault == Fault::FailBeforeWrite) return std::unexpected(timeout);
     auto result = call();
     if (fault == Fault::LoseResponse) return std::unexpected(timeout);
@@ -77,7 +80,7 @@ class FaultInjectingStore final : public idem::ForwardingStore {
   }
 
   Mutex mutex_;
-  std::map<idem::StoreOperation, std::pair<Fault, int>> faults_ GUARDED_BY(mutex_);
+  std::map<idempotency::StoreOperation, std::pair<Fault, int>> faults_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::testing

@@ -4,22 +4,23 @@
 
 namespace ic::memory {
 
-using idem::ClaimOutcome;
-using idem::ClaimRecord;
-using idem::ClaimState;
-using idem::WriteOutcome;
+using idempotency::ClaimOutcome;
+using idempotency::ClaimRecord;
+using idempotency::ClaimState;
+using idempotency::WriteOutcome;
 
 std::int64_t InMemoryIdempotencyStore::expiry_after(Instant now) const {
   return std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch() + retention_)
       .count();
 }
 
-std::expected<idem::ClaimResult, Error> InMemoryIdempotencyStore::claim(
-    const idem::ClaimRequest& request) {
+std::expected<idempotency::ClaimResult, Error> InMemoryIdempotencyStore::claim(
+    const idempotency::ClaimRequest& request) {
   MutexLock lock(mutex_);
   auto it = records_.find(request.key);
-  if (it != records_.end() && !idem::claim_allowed(it->second, request)) {
-    return idem::ClaimResult{idem::classify_refusal(it->second, request.payload_hash), it->second};
+  if (it != records_.end() && !idempotency::claim_allowed(it->second, request)) {
+    return idempotency::ClaimResult{idempotency::classify_refusal(it->second, request.payload_hash),
+                                    it->second};
   }
   if (it == records_.end()) {
     it = records_.emplace(request.key, ClaimRecord{.key = request.key, .created_at = request.now})
@@ -34,7 +35,7 @@ std::expected<idem::ClaimResult, Error> InMemoryIdempotencyStore::claim(
   record.payload_hash = request.payload_hash;
   record.updated_at = request.now;
   record.expires_at_epoch_seconds = expiry_after(request.now);
-  return idem::ClaimResult{ClaimOutcome::Acquired, record};
+  return idempotency::ClaimResult{ClaimOutcome::Acquired, record};
 }
 
 ClaimRecord* InMemoryIdempotencyStore::held_by(std::string_view key, std::string_view token) {
@@ -52,7 +53,7 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
   if (record == nullptr) {
     auto it = records_.find(key);
     const bool own =
-        it != records_.end() && idem::is_own_final_write(it->second, token, state, status);
+        it != records_.end() && idempotency::is_own_final_write(it->second, token, state, status);
     return own ? WriteOutcome::Written : WriteOutcome::Fenced;
   }
   record->state = state;
@@ -66,15 +67,15 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
 }
 
 std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::complete(
-    std::string_view key, std::string_view token, const idem::Completion& completion, Instant now) {
+    std::string_view key, std::string_view token, const idempotency::Completion& completion,
+    Instant now) {
   MutexLock lock(mutex_);
   return finish(key, token, ClaimState::Done, completion.status, "", completion.result_ref, now);
 }
 
-std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::fail(std::string_view key,
-                                                                  std::string_view token,
-                                                                  const idem::Failure& failure,
-                                                                  Instant now) {
+std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::fail(
+    std::string_view key, std::string_view token, const idempotency::Failure& failure,
+    Instant now) {
   MutexLock lock(mutex_);
   return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
 }

@@ -14,40 +14,39 @@ namespace ic::memory {
 
 // Thread-safety: all methods may be called concurrently; one mutex makes each call atomic,
 // which is exactly the per-item atomicity DynamoDB gives a conditional write.
-class InMemoryIdempotencyStore final : public idem::IdempotencyStore {
+class InMemoryIdempotencyStore final : public idempotency::IdempotencyStore {
  public:
   explicit InMemoryIdempotencyStore(std::chrono::seconds retention) : retention_(retention) {}
 
-  [[nodiscard]] std::expected<idem::ClaimResult, Error> claim(
-      const idem::ClaimRequest& request) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> complete(
-      std::string_view key, std::string_view token, const idem::Completion& completion,
+  [[nodiscard]] std::expected<idempotency::ClaimResult, Error> claim(
+      const idempotency::ClaimRequest& request) override;
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> complete(
+      std::string_view key, std::string_view token, const idempotency::Completion& completion,
       Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> fail(std::string_view key,
-                                                              std::string_view token,
-                                                              const idem::Failure& failure,
-                                                              Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> extend(std::string_view key,
-                                                                std::string_view token,
-                                                                Instant new_lease_until) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> release(std::string_view key,
-                                                                 std::string_view token) override;
-  [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, Error> get(
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> fail(
+      std::string_view key, std::string_view token, const idempotency::Failure& failure,
+      Instant now) override;
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> extend(
+      std::string_view key, std::string_view token, Instant new_lease_until) override;
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> release(
+      std::string_view key, std::string_view token) override;
+  [[nodiscard]] std::expected<std::optional<idempotency::ClaimRecord>, Error> get(
       std::string_view key) override;
 
  private:
   // The record our token still holds, or nullptr when the caller is fenced.
-  idem::ClaimRecord* held_by(std::string_view key, std::string_view token) REQUIRES(mutex_);
+  idempotency::ClaimRecord* held_by(std::string_view key, std::string_view token) REQUIRES(mutex_);
   // Final write shared by complete and fail. A retry that finds the very write it asked for,
   // under its own token, succeeds: its first response was lost, not fenced.
-  idem::WriteOutcome finish(std::string_view key, std::string_view token, idem::ClaimState state,
-                            const std::string& status, const std::string& reason,
-                            const std::string& result_ref, Instant now) REQUIRES(mutex_);
+  idempotency::WriteOutcome finish(std::string_view key, std::string_view token,
+                                   idempotency::ClaimState state, const std::string& status,
+                                   const std::string& reason, const std::string& result_ref,
+                                   Instant now) REQUIRES(mutex_);
   std::int64_t expiry_after(Instant now) const;
 
   const std::chrono::seconds retention_;
   Mutex mutex_;
-  std::map<std::string, idem::ClaimRecord, std::less<>> records_ GUARDED_BY(mutex_);
+  std::map<std::string, idempotency::ClaimRecord, std::less<>> records_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::memory

@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
-#include "aws/credentials.hpp"
+#include "aws/credentials/credentials.hpp"
 #include "aws/json_client.hpp"
-#include "aws/retry_policy.hpp"
+#include "aws/protocol/retry_policy.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/child_process.hpp"
 #include "testing/static_credentials.hpp"

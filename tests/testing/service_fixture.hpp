@@ -15,10 +15,10 @@ namespace ic::testing {
 
 class CountingObserver final : public application::ChargeObserver {
  public:
-  void fenced(const charge::Charge&, idem::StoreOperation, std::string_view) override {
+  void fenced(const domain::Charge&, idempotency::StoreOperation, std::string_view) override {
     ++fenced_count;
   }
-  void store_failed(const charge::Charge&, idem::StoreOperation, const Error&) override {
+  void store_failed(const domain::Charge&, idempotency::StoreOperation, const Error&) override {
     ++store_failures;
   }
   std::atomic<int> fenced_count{0};
@@ -29,19 +29,19 @@ class ServiceFixture : public ::testing::Test {
  protected:
   static constexpr Millis kLease = 60s;
 
-  application::ChargeRecoveryService make_service(idem::IdempotencyStore& target) {
+  application::ChargeRecoveryService make_service(idempotency::IdempotencyStore& target) {
     return application::ChargeRecoveryService(target, bank, notifier, clock, tokens, observer,
                                               {.lease = kLease, .owner = "test-worker"});
   }
-  consumer::Disposition deliver(const charge::Charge& c, const std::string& hash = "hash-1",
+  consumer::Disposition deliver(const domain::Charge& c, const std::string& hash = "hash-1",
                                 int receive_count = 1) {
     return service.handle({.charge = c, .payload_hash = hash, .receive_count = receive_count},
                           heartbeat);
   }
-  idem::ClaimRecord record(const std::string& key = "CHG-20261130-000123") {
+  idempotency::ClaimRecord record(const std::string& key = "CHG-20261130-000123") {
     auto r = memory.get(key);
     EXPECT_TRUE(r.has_value() && r->has_value()) << "no record for " << key;
-    return r.has_value() && r->has_value() ? **r : idem::ClaimRecord{};
+    return r.has_value() && r->has_value() ? **r : idempotency::ClaimRecord{};
   }
 
   ManualClock clock;
@@ -53,7 +53,7 @@ class ServiceFixture : public ::testing::Test {
   memory::InMemoryIdempotencyStore memory{std::chrono::hours(24 * 30)};
   FaultInjectingStore store{memory};
   application::ChargeRecoveryService service = make_service(store);
-  const charge::Charge charge = make_charge();
+  const domain::Charge charge = make_charge();
 };
 
 inline bool is_ack(const consumer::Disposition& d) {

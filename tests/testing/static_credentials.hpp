@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "aws/credentials.hpp"
+#include "aws/credentials/credentials.hpp"
 
 namespace ic::testing {
 

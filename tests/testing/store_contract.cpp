@@ -3,7 +3,7 @@
 
 #include <gmock/gmock.h>
 
-namespace ic::idem {
+namespace ic::idempotency {
 namespace {
 
 using namespace std::chrono_literals;
@@ -234,4 +234,4 @@ TEST_P(StoreContract, KeysAreIndependent) {
 }
 
 }  // namespace
-}  // namespace ic::idem
+}  // namespace ic::idempotency

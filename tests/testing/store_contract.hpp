@@ -19,7 +19,7 @@ namespace ic::testing {
 struct StoreUnderTest {
   std::string name;
   // Returns a store over an empty table; called once per test.
-  std::function<std::shared_ptr<idem::IdempotencyStore>()> make;
+  std::function<std::shared_ptr<idempotency::IdempotencyStore>()> make;
 };
 
 inline std::string PrintToString(const StoreUnderTest& s) {
@@ -30,7 +30,7 @@ class StoreContract : public ::testing::TestWithParam<StoreUnderTest> {
  protected:
   void SetUp() override { store_ = GetParam().make(); }
 
-  std::shared_ptr<idem::IdempotencyStore> store_;
+  std::shared_ptr<idempotency::IdempotencyStore> store_;
 };
 
 // The retention every contract store is built with.

@@ -7,7 +7,7 @@
 #include <charconv>
 
 #include "adapters/dynamodb/attribute_values.hpp"
-#include "aws/json_writer.hpp"
+#include "aws/protocol/json_writer.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -51,7 +51,7 @@ std::string holder_update(const TableSpec& table, std::string_view key, std::str
   w.key("ExpressionAttributeNames").begin_object().member("#state", "state");
   names(w);
   w.end_object().key("ExpressionAttributeValues").begin_object();
-  string_value(w, ":inprogress", idem::to_string(idem::ClaimState::InProgress));
+  string_value(w, ":inprogress", idempotency::to_string(idempotency::ClaimState::InProgress));
   string_value(w, ":token", token);
   values(w);
   w.end_object().member("ReturnValuesOnConditionCheckFailure", "ALL_OLD").end_object();
@@ -94,8 +94,8 @@ Instant instant_of(std::int64_t ms) {
 }
 
 // `audit`: a list (L) of maps (M) {at N, actor S, action S, reason S}.
-std::expected<std::vector<idem::AuditEntry>, std::string> decode_audit(const json& item) {
-  std::vector<idem::AuditEntry> out;
+std::expected<std::vector<idempotency::AuditEntry>, std::string> decode_audit(const json& item) {
+  std::vector<idempotency::AuditEntry> out;
   auto it = item.find("audit");
   if (it == item.end()) return out;
   auto list = it->find("L");
@@ -107,7 +107,7 @@ std::expected<std::vector<idem::AuditEntry>, std::string> decode_audit(const jso
     if (map == element.end() || !map->is_object()) {
       return std::unexpected("an audit entry is not of type M");
     }
-    idem::AuditEntry entry;
+    idempotency::AuditEntry entry;
     auto at = number_attr(*map, "at");
     if (!at) return std::unexpected("audit entry: " + at.error());
     entry.at = instant_of(at->value_or(0));
@@ -125,16 +125,17 @@ std::expected<std::vector<idem::AuditEntry>, std::string> decode_audit(const jso
 
 }  // namespace
 
-std::string attention_of(const TableSpec& table, idem::ClaimState state, std::string_view status) {
-  if (state == idem::ClaimState::Failed) return std::string(idem::to_string(state));
-  if (state == idem::ClaimState::Done &&
+std::string attention_of(const TableSpec& table, idempotency::ClaimState state,
+                         std::string_view status) {
+  if (state == idempotency::ClaimState::Failed) return std::string(idempotency::to_string(state));
+  if (state == idempotency::ClaimState::Done &&
       std::ranges::find(table.attention_statuses, status) != table.attention_statuses.end()) {
     return std::string(status);
   }
   return {};
 }
 
-std::string encode_claim(const TableSpec& table, const idem::ClaimRequest& request) {
+std::string encode_claim(const TableSpec& table, const idempotency::ClaimRequest& request) {
   JsonWriter w;
   w.begin_object();
   table_and_key(w, table, request.key);
@@ -151,7 +152,7 @@ std::string encode_claim(const TableSpec& table, const idem::ClaimRequest& reque
       .member("#owner", "owner")
       .end_object();
   w.key("ExpressionAttributeValues").begin_object();
-  string_value(w, ":inprogress", idem::to_string(idem::ClaimState::InProgress));
+  string_value(w, ":inprogress", idempotency::to_string(idempotency::ClaimState::InProgress));
   epoch_ms_value(w, ":lease", request.now + request.lease);
   string_value(w, ":token", request.token);
   string_value(w, ":owner", request.owner);
@@ -187,7 +188,7 @@ std::string encode_final(const TableSpec& table, std::string_view key, std::stri
         if (has_result) w.member("#result", table.result_attribute);
       },
       [&](JsonWriter& w) {
-        string_value(w, ":final", idem::to_string(write.state));
+        string_value(w, ":final", idempotency::to_string(write.state));
         string_value(w, ":status", write.status);
         epoch_ms_value(w, ":now", write.now);
         number_value(w, ":exp", expires_at(table, write.now));
@@ -213,10 +214,10 @@ std::string encode_get(const TableSpec& table, std::string_view key) {
   return std::move(w).take();
 }
 
-std::expected<idem::ClaimRecord, std::string> decode_record(const TableSpec& table,
-                                                            const json& item) {
+std::expected<idempotency::ClaimRecord, std::string> decode_record(const TableSpec& table,
+                                                                   const json& item) {
   if (!item.is_object()) return std::unexpected("item is not an object");
-  idem::ClaimRecord record;
+  idempotency::ClaimRecord record;
   std::string state_text;
   const struct {
     std::string_view name;
@@ -236,7 +237,7 @@ std::expected<idem::ClaimRecord, std::string> decode_record(const TableSpec& tab
     if (!value) return std::unexpected(value.error());
     *field.out = std::move(*value);
   }
-  const auto state = idem::parse_claim_state(state_text);
+  const auto state = idempotency::parse_claim_state(state_text);
   if (!state) return std::unexpected(fmt::format("unknown state {}", state_text));
   record.state = *state;
 

@@ -38,17 +38,18 @@ struct TableSpec {
 inline constexpr std::string_view kAttentionIndex = "attention-index";
 // The `attention` value of a final write: "FAILED" for a failure, the status for a DONE
 // status in table.attention_statuses, else empty (not indexed).
-[[nodiscard]] std::string attention_of(const TableSpec& table, idem::ClaimState state,
+[[nodiscard]] std::string attention_of(const TableSpec& table, idempotency::ClaimState state,
                                        std::string_view status);
 
 // Claim: upsert conditioned on attribute_not_exists(pk) OR (state = IN_PROGRESS AND
 // payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); ADD fence 1; returns
 // ALL_NEW, and ALL_OLD when the condition fails.
-[[nodiscard]] std::string encode_claim(const TableSpec& table, const idem::ClaimRequest& request);
+[[nodiscard]] std::string encode_claim(const TableSpec& table,
+                                       const idempotency::ClaimRequest& request);
 
 // Final write (complete or fail), conditioned on state = IN_PROGRESS AND claimToken = :token.
 struct FinalWrite {
-  idem::ClaimState state = idem::ClaimState::Done;  // Done or Failed
+  idempotency::ClaimState state = idempotency::ClaimState::Done;  // Done or Failed
   std::string_view status;
   std::string_view failure_reason;  // written when not empty
   std::string_view result_ref;      // written to table.result_attribute when not empty
@@ -66,7 +67,7 @@ struct FinalWrite {
 [[nodiscard]] std::string encode_get(const TableSpec& table, std::string_view key);
 
 // An item in DynamoDB's attribute-value JSON as a ClaimRecord; the error names what is wrong.
-[[nodiscard]] std::expected<idem::ClaimRecord, std::string> decode_record(
+[[nodiscard]] std::expected<idempotency::ClaimRecord, std::string> decode_record(
     const TableSpec& table, const nlohmann::json& item);
 
 // The ALL_OLD item a ConditionalCheckFailedException carries, or nullopt when the store left

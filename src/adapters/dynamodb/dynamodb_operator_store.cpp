@@ -15,34 +15,36 @@ Error permanent(std::string code, std::string message) {
 DynamoDbOperatorStore::DynamoDbOperatorStore(aws::JsonClient& client, TableSpec table)
     : client_(client), table_(std::move(table)) {}
 
-std::expected<idem::OperatorWrite, Error> DynamoDbOperatorStore::reopen(
-    const idem::ReopenRequest& request) {
+std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::reopen(
+    const idempotency::ReopenRequest& request) {
   return write(encode_reopen(table_, request));
 }
 
-std::expected<idem::OperatorWrite, Error> DynamoDbOperatorStore::amend(
-    const idem::AmendRequest& request) {
+std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::amend(
+    const idempotency::AmendRequest& request) {
   return write(encode_amend(table_, request));
 }
 
-std::expected<idem::OperatorWrite, Error> DynamoDbOperatorStore::write(const nlohmann::json& body) {
+std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::write(
+    const nlohmann::json& body) {
   auto reply = client_.call("UpdateItem", body);
-  if (reply) return idem::OperatorWrite::Written;
-  if (reply.error().code == "ConditionalCheckFailedException") return idem::OperatorWrite::Refused;
+  if (reply) return idempotency::OperatorWrite::Written;
+  if (reply.error().code == "ConditionalCheckFailedException")
+    return idempotency::OperatorWrite::Refused;
   return std::unexpected(reply.error());
 }
 
-std::expected<idem::RecordPage, Error> DynamoDbOperatorStore::needing_attention(
+std::expected<idempotency::RecordPage, Error> DynamoDbOperatorStore::needing_attention(
     std::string_view attention, Instant since, std::string_view cursor) {
   return page("Query", encode_attention_query(table_, attention, since, cursor));
 }
 
-std::expected<idem::RecordPage, Error> DynamoDbOperatorStore::stale_in_progress(
+std::expected<idempotency::RecordPage, Error> DynamoDbOperatorStore::stale_in_progress(
     Instant stale_before, std::string_view cursor, int page_items) {
   return page("Scan", encode_stale_scan(table_, stale_before, cursor, page_items));
 }
 
-std::expected<idem::RecordPage, Error> DynamoDbOperatorStore::page(
+std::expected<idempotency::RecordPage, Error> DynamoDbOperatorStore::page(
     std::string_view operation, const std::expected<nlohmann::json, std::string>& body) {
   if (!body) return std::unexpected(permanent("InvalidCursor", body.error()));
   auto reply = client_.call(operation, *body);

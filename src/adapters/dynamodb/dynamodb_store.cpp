@@ -7,7 +7,7 @@
 namespace ic::dynamodb {
 namespace {
 
-using idem::WriteOutcome;
+using idempotency::WriteOutcome;
 
 constexpr std::string_view kConditionFailed = "ConditionalCheckFailedException";
 
@@ -35,8 +35,8 @@ Error unreadable_claim_reply(const std::string& detail) {
 DynamoDbIdempotencyStore::DynamoDbIdempotencyStore(aws::JsonClient& client, TableSpec table)
     : client_(client), table_(std::move(table)) {}
 
-std::expected<idem::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
-    const idem::ClaimRequest& request) {
+std::expected<idempotency::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
+    const idempotency::ClaimRequest& request) {
   const auto body = encode_claim(table_, request);
   std::optional<Error> last_error;
   for (int round = 0; round < kClaimRounds; ++round) {
@@ -48,7 +48,8 @@ std::expected<idem::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
       // The claim was written but the answer is unreadable: the same token makes the retry
       // recognise it, so this is the ambiguous kind, not a broken record.
       if (!record) return std::unexpected(unreadable_claim_reply(record.error()));
-      return idem::ClaimResult{.outcome = idem::ClaimOutcome::Acquired, .record = *record};
+      return idempotency::ClaimResult{.outcome = idempotency::ClaimOutcome::Acquired,
+                                      .record = *record};
     }
     const aws::AwsError& error = reply.error();
     if (error.code != kConditionFailed) {
@@ -60,9 +61,10 @@ std::expected<idem::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
     if (!existing) return std::unexpected(existing.error());
     // Without ALL_OLD the record we read may postdate the refusal (gone by TTL, or freed):
     // then only another claim can tell.
-    if (!*existing || idem::claim_allowed(**existing, request)) continue;
-    return idem::ClaimResult{.outcome = idem::classify_refusal(**existing, request.payload_hash),
-                             .record = **existing};
+    if (!*existing || idempotency::claim_allowed(**existing, request)) continue;
+    return idempotency::ClaimResult{
+        .outcome = idempotency::classify_refusal(**existing, request.payload_hash),
+        .record = **existing};
   }
   return std::unexpected(
       last_error.value_or(Error{.error_class = ErrorClass::Retryable,
@@ -72,21 +74,21 @@ std::expected<idem::ClaimResult, Error> DynamoDbIdempotencyStore::claim(
 }
 
 std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::complete(
-    std::string_view key, std::string_view token, const idem::Completion& completion, Instant now) {
+    std::string_view key, std::string_view token, const idempotency::Completion& completion,
+    Instant now) {
   return finish(key, token,
-                {.state = idem::ClaimState::Done,
+                {.state = idempotency::ClaimState::Done,
                  .status = completion.status,
                  .result_ref = completion.result_ref,
                  .payload = completion.payload,
                  .now = now});
 }
 
-std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::fail(std::string_view key,
-                                                                  std::string_view token,
-                                                                  const idem::Failure& failure,
-                                                                  Instant now) {
+std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::fail(
+    std::string_view key, std::string_view token, const idempotency::Failure& failure,
+    Instant now) {
   return finish(key, token,
-                {.state = idem::ClaimState::Failed,
+                {.state = idempotency::ClaimState::Failed,
                  .status = failure.status,
                  .failure_reason = failure.reason,
                  .payload = failure.payload,
@@ -102,7 +104,7 @@ std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::finish(std::string_
   auto existing = refusing_record(reply.error(), key);
   if (!existing) return std::unexpected(existing.error());
   const bool own =
-      *existing && idem::is_own_final_write(**existing, token, write.state, write.status);
+      *existing && idempotency::is_own_final_write(**existing, token, write.state, write.status);
   return own ? WriteOutcome::Written : WriteOutcome::Fenced;
 }
 
@@ -127,7 +129,7 @@ std::expected<WriteOutcome, Error> DynamoDbIdempotencyStore::set_lease(std::stri
   return std::unexpected(reply.error());
 }
 
-std::expected<std::optional<idem::ClaimRecord>, Error> DynamoDbIdempotencyStore::get(
+std::expected<std::optional<idempotency::ClaimRecord>, Error> DynamoDbIdempotencyStore::get(
     std::string_view key) {
   auto reply = client_.call_with_body("GetItem", encode_get(table_, key));
   if (!reply) return std::unexpected(reply.error());
@@ -135,7 +137,7 @@ std::expected<std::optional<idem::ClaimRecord>, Error> DynamoDbIdempotencyStore:
   if (item == reply->end() || item->empty()) return std::nullopt;
   auto record = decode_record(table_, *item);
   if (!record) return std::unexpected(malformed("GetItem reply", record.error()));
-  return std::optional<idem::ClaimRecord>(std::move(*record));
+  return std::optional<idempotency::ClaimRecord>(std::move(*record));
 }
 
 DynamoDbIdempotencyStore::Existing DynamoDbIdempotencyStore::refusing_record(
@@ -143,7 +145,7 @@ DynamoDbIdempotencyStore::Existing DynamoDbIdempotencyStore::refusing_record(
   if (auto item = old_item_from_error_body(error.response_body)) {
     auto record = decode_record(table_, *item);
     if (!record) return std::unexpected(malformed("ALL_OLD item", record.error()));
-    return std::optional<idem::ClaimRecord>(std::move(*record));
+    return std::optional<idempotency::ClaimRecord>(std::move(*record));
   }
   return get(key);
 }

@@ -14,38 +14,36 @@ namespace ic::dynamodb {
 
 // Thread-safety: every method may be called concurrently (the JsonClient is thread-safe and
 // the store keeps no mutable state). Ownership: borrows the client, which must outlive it.
-class DynamoDbIdempotencyStore final : public idem::IdempotencyStore {
+class DynamoDbIdempotencyStore final : public idempotency::IdempotencyStore {
  public:
   DynamoDbIdempotencyStore(aws::JsonClient& client, TableSpec table);
 
-  [[nodiscard]] std::expected<idem::ClaimResult, Error> claim(
-      const idem::ClaimRequest& request) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> complete(
-      std::string_view key, std::string_view token, const idem::Completion& completion,
+  [[nodiscard]] std::expected<idempotency::ClaimResult, Error> claim(
+      const idempotency::ClaimRequest& request) override;
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> complete(
+      std::string_view key, std::string_view token, const idempotency::Completion& completion,
       Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> fail(std::string_view key,
-                                                              std::string_view token,
-                                                              const idem::Failure& failure,
-                                                              Instant now) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> extend(std::string_view key,
-                                                                std::string_view token,
-                                                                Instant new_lease_until) override;
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> release(std::string_view key,
-                                                                 std::string_view token) override;
-  [[nodiscard]] std::expected<std::optional<idem::ClaimRecord>, Error> get(
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> fail(
+      std::string_view key, std::string_view token, const idempotency::Failure& failure,
+      Instant now) override;
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> extend(
+      std::string_view key, std::string_view token, Instant new_lease_until) override;
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> release(
+      std::string_view key, std::string_view token) override;
+  [[nodiscard]] std::expected<std::optional<idempotency::ClaimRecord>, Error> get(
       std::string_view key) override;
 
  private:
-  using Existing = std::expected<std::optional<idem::ClaimRecord>, Error>;
+  using Existing = std::expected<std::optional<idempotency::ClaimRecord>, Error>;
   // The record that refused a conditional write: the ALL_OLD item of the error when the store
   // sent it, else one strongly consistent read.
   [[nodiscard]] Existing refusing_record(const aws::AwsError& error, std::string_view key);
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> finish(std::string_view key,
-                                                                std::string_view token,
-                                                                const FinalWrite& write);
-  [[nodiscard]] std::expected<idem::WriteOutcome, Error> set_lease(std::string_view key,
-                                                                   std::string_view token,
-                                                                   Instant lease_until);
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> finish(std::string_view key,
+                                                                       std::string_view token,
+                                                                       const FinalWrite& write);
+  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> set_lease(std::string_view key,
+                                                                          std::string_view token,
+                                                                          Instant lease_until);
 
   aws::JsonClient& client_;
   const TableSpec table_;

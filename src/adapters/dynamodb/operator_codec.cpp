@@ -9,8 +9,8 @@ using nlohmann::json;
 using namespace attr;
 
 // The fence of the record the operator read, and the audit entry every operator write appends.
-json fenced_update(const TableSpec& table, std::string_view key, const idem::OperatorFence& read,
-                   const idem::AuditEntry& audit) {
+json fenced_update(const TableSpec& table, std::string_view key,
+                   const idempotency::OperatorFence& read, const idempotency::AuditEntry& audit) {
   const json entry = {{"M",
                        {{"at", epoch_ms(audit.at)},
                         {"actor", s(audit.actor)},
@@ -47,7 +47,7 @@ std::expected<void, std::string> start_from(json& body, std::string_view cursor)
 
 }  // namespace
 
-json encode_reopen(const TableSpec& table, const idem::ReopenRequest& request) {
+json encode_reopen(const TableSpec& table, const idempotency::ReopenRequest& request) {
   json body = fenced_update(table, request.key, request.read, request.audit);
   body["ConditionExpression"] = all_of("#state = :failed", kFenceCondition);
   body["UpdateExpression"] =
@@ -56,20 +56,20 @@ json encode_reopen(const TableSpec& table, const idem::ReopenRequest& request) {
       " REMOVE #status, failureReason, completedAt, attention, attentionAt, payload";
   body["ExpressionAttributeNames"]["#status"] = "status";
   auto& values = body["ExpressionAttributeValues"];
-  values[":failed"] = s(idem::to_string(idem::ClaimState::Failed));
-  values[":inprogress"] = s(idem::to_string(idem::ClaimState::InProgress));
+  values[":failed"] = s(idempotency::to_string(idempotency::ClaimState::Failed));
+  values[":inprogress"] = s(idempotency::to_string(idempotency::ClaimState::InProgress));
   values[":zero"] = n(0);
   values[":token"] = s(request.new_token);
   return body;
 }
 
-json encode_amend(const TableSpec& table, const idem::AmendRequest& request) {
+json encode_amend(const TableSpec& table, const idempotency::AmendRequest& request) {
   json body = fenced_update(table, request.key, request.read, request.audit);
   body["ConditionExpression"] = all_of("#state = :done AND #status = :from", kFenceCondition);
   std::string update = "SET " + std::string(kAppendAudit);
   body["ExpressionAttributeNames"]["#status"] = "status";
   auto& values = body["ExpressionAttributeValues"];
-  values[":done"] = s(idem::to_string(idem::ClaimState::Done));
+  values[":done"] = s(idempotency::to_string(idempotency::ClaimState::Done));
   values[":from"] = s(request.from_status);
   if (!request.to_status.empty()) {
     update += ", #status = :to REMOVE attention, attentionAt, payload";
@@ -96,16 +96,16 @@ std::expected<json, std::string> encode_stale_scan(const TableSpec& table, Insta
             {"FilterExpression", "#state = :inprogress AND leaseUntil < :before"},
             {"ExpressionAttributeNames", {{"#state", "state"}}},
             {"ExpressionAttributeValues",
-             {{":inprogress", s(idem::to_string(idem::ClaimState::InProgress))},
+             {{":inprogress", s(idempotency::to_string(idempotency::ClaimState::InProgress))},
               {":before", epoch_ms(stale_before)}}},
             {"Limit", page_items}};
   if (auto started = start_from(body, cursor); !started) return std::unexpected(started.error());
   return body;
 }
 
-std::expected<idem::RecordPage, std::string> decode_page(const TableSpec& table,
-                                                         const json& reply) {
-  idem::RecordPage page;
+std::expected<idempotency::RecordPage, std::string> decode_page(const TableSpec& table,
+                                                                const json& reply) {
+  idempotency::RecordPage page;
   auto items = reply.find("Items");
   if (items != reply.end()) {
     if (!items->is_array()) return std::unexpected("Items is not an array");

@@ -1,5 +1,6 @@
-// Request bodies of the operator's writes and listings (idem::OperatorStore), as pure functions
-// over JSON so the exact expressions of docs/design.md §3 "Operator writes" are unit-tested.
+// Request bodies of the operator's writes and listings (idempotency::OperatorStore), as pure
+// functions over JSON so the exact expressions of docs/design.md §3 "Operator writes" are
+// unit-tested.
 //
 //   auto body = encode_reopen(table, request);      // conditional UpdateItem
 //   auto page = client.call("Query", encode_attention_query(table, "FAILED", since, cursor));
@@ -19,12 +20,12 @@ namespace ic::dynamodb {
 // new token; status, failureReason, completedAt and the attention attributes removed; audit
 // entry appended.
 [[nodiscard]] nlohmann::json encode_reopen(const TableSpec& table,
-                                           const idem::ReopenRequest& request);
+                                           const idempotency::ReopenRequest& request);
 
 // state = DONE AND status = :from AND fence = :fence AND claimToken = :read → audit entry
 // appended and, with a to_status, the new status and the attention attributes removed.
 [[nodiscard]] nlohmann::json encode_amend(const TableSpec& table,
-                                          const idem::AmendRequest& request);
+                                          const idempotency::AmendRequest& request);
 
 // Query of kAttentionIndex: attention = :a AND attentionAt >= :since, from `cursor` (a page's
 // LastEvaluatedKey as JSON text; empty for the first page).
@@ -38,7 +39,7 @@ namespace ic::dynamodb {
                                                                            int page_items);
 
 // A Query or Scan reply as records and the next page's cursor.
-[[nodiscard]] std::expected<idem::RecordPage, std::string> decode_page(const TableSpec& table,
-                                                                       const nlohmann::json& reply);
+[[nodiscard]] std::expected<idempotency::RecordPage, std::string> decode_page(
+    const TableSpec& table, const nlohmann::json& reply);
 
 }  // namespace ic::dynamodb

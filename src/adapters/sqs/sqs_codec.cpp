@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "aws/retry_policy.hpp"
+#include "aws/protocol/retry_policy.hpp"
 
 namespace ic::sqs {
 

@@ -9,7 +9,7 @@ namespace ic::app {
 namespace {
 
 struct ListState {
-  application::operations::ListRequest request;
+  application::ListRequest request;
   std::string since;
 };
 
@@ -67,7 +67,7 @@ void add_list(CLI::App& app, SettingsSource& settings, int& exit_code) {
       dynamodb::DynamoDbOperatorStore operators(aws.dynamodb(),
                                                 charge_table(table->table, table->retention));
       StdConsole console;
-      return application::operations::list(operators, real_clock(), console, wanted);
+      return application::list(operators, real_clock(), console, wanted);
     });
   });
 }

@@ -7,7 +7,7 @@ namespace ic::app {
 namespace {
 
 struct RedriveState {
-  application::operations::RedriveRequest request;
+  application::RedriveRequest request;
   int max = 0;
   std::vector<std::string> reasons;
 };
@@ -50,7 +50,7 @@ void add_redrive(CLI::App& app, SettingsSource& settings, int& exit_code) {
       SqsSourceQueue source(aws.sqs(), *queue);
       SqsDeadLetterQueue dead_letters(aws.sqs(), *dlq);
       StdConsole console;
-      return application::operations::redrive(dead_letters, source, real_clock(), console, request);
+      return application::redrive(dead_letters, source, real_clock(), console, request);
     });
   });
 }

@@ -2,7 +2,7 @@
 // and OperatorActions::renotify.
 #include <iostream>
 
-#include "adapters/bank_http/notification_client.hpp"
+#include "adapters/bank/notification_client.hpp"
 #include "adapters/dynamodb/dynamodb_operator_store.hpp"
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "app/bank_wiring.hpp"
@@ -16,13 +16,13 @@ namespace ic::app {
 namespace {
 
 struct RenotifyState {
-  application::operations::RenotifyRequest request;
+  application::RenotifyRequest request;
   std::string actor;
 };
 
 int renotify(AwsStack& aws, const TableSettings& table, const std::string& notification_url,
              const BankAuthSettings& bank_auth, const std::string& actor,
-             const application::operations::RenotifyRequest& request) {
+             const application::RenotifyRequest& request) {
   auto endpoint = bank::BankEndpoint::create(notification_url, kBankTimeouts);
   if (!endpoint) return report({"NOTIFICATION_URL: " + endpoint.error()});
   const auto spec = charge_table(table.table, table.retention);
@@ -33,9 +33,9 @@ int renotify(AwsStack& aws, const TableSettings& table, const std::string& notif
   http::CurlHttpTransport transport(bank_auth.bank_tls);
   bank::NotificationClient notifier(transport, *endpoint, token->get());
   RandomTokens tokens;
-  application::operations::OperatorActions actions(store, operators, real_clock(), tokens, actor);
+  application::OperatorActions actions(store, operators, real_clock(), tokens, actor);
   StdConsole console;
-  return application::operations::renotify(actions, operators, notifier, console, request);
+  return application::renotify(actions, operators, notifier, console, request);
 }
 
 }  // namespace

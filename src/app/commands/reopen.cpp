@@ -11,7 +11,7 @@ namespace ic::app {
 namespace {
 
 struct ReopenState {
-  application::operations::ReopenRequest request;
+  application::ReopenRequest request;
   std::string actor;
 };
 
@@ -62,11 +62,10 @@ void add_reopen(CLI::App& app, SettingsSource& settings, int& exit_code) {
       dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(), spec);
       dynamodb::DynamoDbOperatorStore operators(aws.dynamodb(), spec);
       RandomTokens tokens;
-      application::operations::OperatorActions actions(store, operators, real_clock(), tokens,
-                                                       actor);
+      application::OperatorActions actions(store, operators, real_clock(), tokens, actor);
       SqsSourceQueue source(aws.sqs(), queue_url);
       StdConsole console;
-      return application::operations::reopen(actions, source, console, state->request);
+      return application::reopen(actions, source, console, state->request);
     });
   });
 }

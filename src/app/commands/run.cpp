@@ -5,8 +5,8 @@
 #include <optional>
 #include <thread>
 
-#include "adapters/bank_http/core_banking_client.hpp"
-#include "adapters/bank_http/notification_client.hpp"
+#include "adapters/bank/core_banking_client.hpp"
+#include "adapters/bank/notification_client.hpp"
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "app/aws_stack.hpp"
 #include "app/bank_wiring.hpp"
@@ -60,16 +60,16 @@ class ShutdownSignals {
 };
 
 // One line saying which start-up step failed; returns the exit code.
-int startup_failure(obs::Logger& log, std::string_view what, std::string_view detail) {
+int startup_failure(observability::Logger& log, std::string_view what, std::string_view detail) {
   log.error("start-up failed", {{"step", what}, {"detail", detail}});
   return 1;
 }
 
 // Returns the exit code: 0 after a graceful shutdown, non-zero when start-up failed.
 int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
-  auto level = obs::parse_log_level(settings.log_level);
+  auto level = observability::parse_log_level(settings.log_level);
   if (!level) return report({"LOG_LEVEL: " + level.error()});
-  auto admin_addr = obs::parse_host_port(settings.admin_addr);
+  auto admin_addr = observability::parse_host_port(settings.admin_addr);
   if (!admin_addr) return report({"ADMIN_ADDR: " + admin_addr.error()});
   auto bank_endpoint = bank::BankEndpoint::create(settings.core_banking_url, kBankTimeouts);
   auto notify_endpoint = bank::BankEndpoint::create(settings.notification_url, kBankTimeouts);
@@ -83,8 +83,8 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   if (!notify_token) return report(notify_token.error());
 
   ShutdownSignals signals;  // before any thread starts, so all of them inherit the mask
-  obs::Logger log(*level);
-  obs::MetricsRegistry metrics;
+  observability::Logger log(*level);
+  observability::MetricsRegistry metrics;
   Telemetry telemetry(log, metrics);
   AwsStack aws(settings.aws, env, &telemetry.aws);
 
@@ -126,7 +126,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env) {
   const application::ChargeMessageHandler handler(service);
 
   RunHealth health(settings, aws, telemetry, clock);
-  obs::AdminServer admin(*admin_addr, metrics, &telemetry.listener);
+  observability::AdminServer admin(*admin_addr, metrics, &telemetry.listener);
   health.add_checks(admin);
   add_circuit_checks(admin, circuits);
   if (auto started = admin.start(); !started) {

@@ -30,9 +30,10 @@ int status(AwsStack& aws, const StatusOptions& options) {
     std::cerr << "status: no record for " << options.charge_id << "\n";
     return 3;
   }
-  const idem::ClaimRecord& r = **record;
+  const idempotency::ClaimRecord& r = **record;
   // Only the attributes the record has: an absent attribute means "not applicable" (§3).
-  nlohmann::json out = {{"pk", r.key}, {"state", idem::to_string(r.state)}, {"fence", r.fence}};
+  nlohmann::json out = {
+      {"pk", r.key}, {"state", idempotency::to_string(r.state)}, {"fence", r.fence}};
   for (auto [name, value] :
        {std::pair{"status", &r.status}, std::pair{"failureReason", &r.failure_reason},
         std::pair{"debitRef", &r.result_ref}, std::pair{"owner", &r.owner},
@@ -48,7 +49,7 @@ int status(AwsStack& aws, const StatusOptions& options) {
   if (!r.payload.empty()) out["payloadKept"] = true;
   if (!r.audit.empty()) {
     out["audit"] = nlohmann::json::array();
-    for (const idem::AuditEntry& entry : r.audit) {
+    for (const idempotency::AuditEntry& entry : r.audit) {
       out["audit"].push_back({{"at", epoch_ms(entry.at)},
                               {"actor", entry.actor},
                               {"action", entry.action},

@@ -2,7 +2,7 @@
 
 namespace ic::app {
 
-AwsTelemetry::AwsTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
+AwsTelemetry::AwsTelemetry(observability::Logger& log, observability::MetricsRegistry& m)
     : log_(log),
       aws_requests_(m.counter("ic_aws_requests_total", "AWS HTTP attempts",
                               {"service", "operation", "result"})),

@@ -12,14 +12,14 @@ namespace ic::app {
 // logger and registry.
 class AwsTelemetry final : public aws::JsonClientObserver {
  public:
-  AwsTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+  AwsTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
 
   void on_attempt(const aws::AttemptEvent& event) override;
 
  private:
-  obs::Logger& log_;
-  obs::CounterFamily& aws_requests_;
-  obs::CounterFamily& aws_retries_;
+  observability::Logger& log_;
+  observability::CounterFamily& aws_requests_;
+  observability::CounterFamily& aws_retries_;
 };
 
 }  // namespace ic::app

@@ -6,7 +6,8 @@
 
 namespace ic::app {
 
-ChargeTelemetry::ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& m, const Clock& clock)
+ChargeTelemetry::ChargeTelemetry(observability::Logger& log, observability::MetricsRegistry& m,
+                                 const Clock& clock)
     : log_(log),
       claim_outcomes_(m.counter("ic_claim_outcomes_total", "Claim outcomes", {"outcome"})),
       debits_(m.counter("ic_debits_total", "Bank debit calls by result", {"result"})),
@@ -18,32 +19,33 @@ ChargeTelemetry::ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& m, cons
           m.counter("ic_store_errors_total", "Idempotency store failures", {"operation", "kind"})),
       warnings_(clock) {}
 
-void ChargeTelemetry::claim_decided(const charge::Charge& c, const idem::ClaimResult& result) {
+void ChargeTelemetry::claim_decided(const domain::Charge& c,
+                                    const idempotency::ClaimResult& result) {
   if (readiness_) readiness_->succeeded("store");
-  const std::string_view outcome = idem::to_string(result.outcome);
+  const std::string_view outcome = idempotency::to_string(result.outcome);
   claim_outcomes_.with({outcome}).inc();
-  const obs::LogLevel level = result.outcome == idem::ClaimOutcome::PayloadMismatch
-                                  ? obs::LogLevel::Error
-                                  : obs::LogLevel::Info;
+  const observability::LogLevel level = result.outcome == idempotency::ClaimOutcome::PayloadMismatch
+                                            ? observability::LogLevel::Error
+                                            : observability::LogLevel::Info;
   log_.log(level, "claim decided",
            {{"chargeId", c.id.value()},
             {"messageId", MessageScope::current()},
             {"outcome", outcome},
             {"fence", result.record.fence},
             {"holder", result.record.owner},
-            {"state", idem::to_string(result.record.state)},
+            {"state", idempotency::to_string(result.record.state)},
             // The claim's identity and lease (ours when ACQUIRED), so a fault history can
             // check that only the live holder's final write is accepted (tools/chaos).
             {"claimToken", result.record.claim_token},
             {"leaseUntil", result.record.lease_until.time_since_epoch().count()}});
 }
 
-void ChargeTelemetry::debit_finished(const charge::Charge& c, const charge::DebitResult& result) {
-  const std::string account = charge::masked(c.account);
+void ChargeTelemetry::debit_finished(const domain::Charge& c, const domain::DebitResult& result) {
+  const std::string account = domain::masked(c.account);
   std::visit(
       [&](const auto& r) {
         using R = std::decay_t<decltype(r)>;
-        if constexpr (std::is_same_v<R, charge::Debited>) {
+        if constexpr (std::is_same_v<R, domain::Debited>) {
           debits_.with({r.replayed ? "replayed" : "debited"}).inc();
           log_.info("debited", {{"chargeId", c.id.value()},
                                 {"messageId", MessageScope::current()},
@@ -52,23 +54,24 @@ void ChargeTelemetry::debit_finished(const charge::Charge& c, const charge::Debi
                                 {"currency", c.amount.currency().code()},
                                 {"debitRef", r.debit_ref},
                                 {"replayed", r.replayed}});
-        } else if constexpr (std::is_same_v<R, charge::DebitRejected>) {
+        } else if constexpr (std::is_same_v<R, domain::DebitRejected>) {
           debits_.with({"rejected"}).inc();
           log_.warn("debit rejected", {{"chargeId", c.id.value()},
                                        {"messageId", MessageScope::current()},
                                        {"accountId", account},
                                        {"code", r.code}});
-        } else if constexpr (std::is_same_v<R, charge::DebitUnavailable>) {
+        } else if constexpr (std::is_same_v<R, domain::DebitUnavailable>) {
           debits_.with({"unavailable"}).inc();
           const auto verdict = warnings_.next("debit_unavailable");
-          log_.log(verdict.warn ? obs::LogLevel::Warn : obs::LogLevel::Info, "debit unavailable",
+          log_.log(verdict.warn ? observability::LogLevel::Warn : observability::LogLevel::Info,
+                   "debit unavailable",
                    {{"chargeId", c.id.value()},
                     {"messageId", MessageScope::current()},
                     {"detail", r.detail},
                     {"retryAfterMs", r.retry_after ? r.retry_after->count() : 0},
                     {"suppressedWarnings", verdict.suppressed}});
         } else {
-          static_assert(std::is_same_v<R, charge::DebitMisconfigured>);
+          static_assert(std::is_same_v<R, domain::DebitMisconfigured>);
           debits_.with({"misconfigured"}).inc();
           log_.error("debit misconfigured; fix the request or configuration, then redrive",
                      {{"chargeId", c.id.value()},
@@ -79,9 +82,9 @@ void ChargeTelemetry::debit_finished(const charge::Charge& c, const charge::Debi
       result);
 }
 
-void ChargeTelemetry::notification_finished(const charge::Charge& c,
-                                            const charge::NotificationResult& result) {
-  if (const auto* failed = std::get_if<charge::NotificationFailed>(&result)) {
+void ChargeTelemetry::notification_finished(const domain::Charge& c,
+                                            const domain::NotificationResult& result) {
+  if (const auto* failed = std::get_if<domain::NotificationFailed>(&result)) {
     notifications_.with({"failed"}).inc();
     log_.warn("notification failed; recording DEBITED_NOTIFICATION_FAILED",
               {{"chargeId", c.id.value()},
@@ -92,16 +95,17 @@ void ChargeTelemetry::notification_finished(const charge::Charge& c,
   }
 }
 
-void ChargeTelemetry::store_failed(const charge::Charge& c, idem::StoreOperation operation,
+void ChargeTelemetry::store_failed(const domain::Charge& c, idempotency::StoreOperation operation,
                                    const Error& error) {
-  store_errors_.with({idem::to_string(operation), to_string(error.error_class)}).inc();
+  store_errors_.with({idempotency::to_string(operation), to_string(error.error_class)}).inc();
   // A permanent failure needs an operator every time; a retryable one repeats in an outage.
   const auto verdict =
       error.retryable() ? warnings_.next("store_unavailable") : WarningLimiter::Verdict{};
-  log_.log(verdict.warn ? obs::LogLevel::Error : obs::LogLevel::Info, "idempotency store failed",
+  log_.log(verdict.warn ? observability::LogLevel::Error : observability::LogLevel::Info,
+           "idempotency store failed",
            {{"chargeId", c.id.value()},
             {"messageId", MessageScope::current()},
-            {"operation", idem::to_string(operation)},
+            {"operation", idempotency::to_string(operation)},
             {"kind", to_string(error.error_class)},
             {"code", error.code},
             {"detail", error.message},
@@ -110,23 +114,23 @@ void ChargeTelemetry::store_failed(const charge::Charge& c, idem::StoreOperation
   if (readiness_) readiness_->failed("store", error);  // after the failure's own line
 }
 
-void ChargeTelemetry::fenced(const charge::Charge& c, idem::StoreOperation operation,
+void ChargeTelemetry::fenced(const domain::Charge& c, idempotency::StoreOperation operation,
                              std::string_view claim_token) {
   if (readiness_) readiness_->succeeded("store");  // refused, but the store answered
-  fenced_.with({idem::to_string(operation)}).inc();
+  fenced_.with({idempotency::to_string(operation)}).inc();
   log_.error("claim lost to another worker; not acknowledging",
              {{"chargeId", c.id.value()},
               {"messageId", MessageScope::current()},
-              {"operation", idem::to_string(operation)},
+              {"operation", idempotency::to_string(operation)},
               {"claimToken", claim_token}});
 }
 
-void ChargeTelemetry::recorded(const charge::Charge& c, idem::StoreOperation operation,
+void ChargeTelemetry::recorded(const domain::Charge& c, idempotency::StoreOperation operation,
                                std::string_view claim_token) {
   if (readiness_) readiness_->succeeded("store");
   log_.info("recorded", {{"chargeId", c.id.value()},
                          {"messageId", MessageScope::current()},
-                         {"operation", idem::to_string(operation)},
+                         {"operation", idempotency::to_string(operation)},
                          {"claimToken", claim_token}});
 }
 

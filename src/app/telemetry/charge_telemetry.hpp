@@ -17,31 +17,31 @@ class ChargeTelemetry final : public application::ChargeObserver {
   // Retry warnings (debit unavailable, a retryable store failure) are rate-limited per kind:
   // the first of each interval at warn/error level with the count held back since, the others
   // at info, so the per-charge lines the fault histories read (tools/chaos) stay.
-  ChargeTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics,
+  ChargeTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics,
                   const Clock& clock = real_clock());
 
   // From now on store calls feed the "store" dependency. Call before any thread reports.
-  void feed(obs::Readiness& readiness) { readiness_ = &readiness; }
+  void feed(observability::Readiness& readiness) { readiness_ = &readiness; }
 
-  void claim_decided(const charge::Charge& c, const idem::ClaimResult& result) override;
-  void debit_finished(const charge::Charge& c, const charge::DebitResult& result) override;
-  void notification_finished(const charge::Charge& c,
-                             const charge::NotificationResult& result) override;
-  void store_failed(const charge::Charge& c, idem::StoreOperation operation,
+  void claim_decided(const domain::Charge& c, const idempotency::ClaimResult& result) override;
+  void debit_finished(const domain::Charge& c, const domain::DebitResult& result) override;
+  void notification_finished(const domain::Charge& c,
+                             const domain::NotificationResult& result) override;
+  void store_failed(const domain::Charge& c, idempotency::StoreOperation operation,
                     const Error& error) override;
-  void fenced(const charge::Charge& c, idem::StoreOperation operation,
+  void fenced(const domain::Charge& c, idempotency::StoreOperation operation,
               std::string_view claim_token) override;
-  void recorded(const charge::Charge& c, idem::StoreOperation operation,
+  void recorded(const domain::Charge& c, idempotency::StoreOperation operation,
                 std::string_view claim_token) override;
 
  private:
-  obs::Logger& log_;
-  obs::CounterFamily& claim_outcomes_;
-  obs::CounterFamily& debits_;
-  obs::CounterFamily& notifications_;
-  obs::CounterFamily& fenced_;
-  obs::CounterFamily& store_errors_;
-  obs::Readiness* readiness_ = nullptr;
+  observability::Logger& log_;
+  observability::CounterFamily& claim_outcomes_;
+  observability::CounterFamily& debits_;
+  observability::CounterFamily& notifications_;
+  observability::CounterFamily& fenced_;
+  observability::CounterFamily& store_errors_;
+  observability::Readiness* readiness_ = nullptr;
   WarningLimiter warnings_;
 };
 

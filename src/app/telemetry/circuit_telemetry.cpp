@@ -45,7 +45,7 @@ double seconds(Millis ms) {
 
 }  // namespace
 
-CircuitTelemetry::CircuitTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
+CircuitTelemetry::CircuitTelemetry(observability::Logger& log, observability::MetricsRegistry& m)
     : log_(log),
       metrics_(m),
       state_(m.gauge("ic_circuit_state", "Circuit state: 0 closed, 1 open, 2 half_open",
@@ -115,9 +115,9 @@ void CircuitTelemetry::on_transition(std::string_view dependency, CircuitState f
     open_ms = std::max<std::int64_t>(0, (at - s.opened_at).count());
     closed_spells_ms_[index_of(dependency)] += open_ms;
   }
-  const obs::LogLevel level = to == CircuitState::Open && from == CircuitState::Closed
-                                  ? obs::LogLevel::Warn
-                                  : obs::LogLevel::Info;
+  const observability::LogLevel level = to == CircuitState::Open && from == CircuitState::Closed
+                                            ? observability::LogLevel::Warn
+                                            : observability::LogLevel::Info;
   log_.log(level, transition_message(to),
            {{"dependency", dependency},
             {"from", to_string(from)},

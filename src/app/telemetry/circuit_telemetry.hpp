@@ -19,7 +19,7 @@ namespace ic::app {
 class CircuitTelemetry final : public application::CircuitObserver,
                                public application::PacerObserver {
  public:
-  CircuitTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+  CircuitTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
 
   // Registers the collector of ic_circuit_open_seconds and ic_circuit_open_seconds_total,
   // read from the circuits at scrape time. Call once, before the admin server starts.
@@ -36,15 +36,15 @@ class CircuitTelemetry final : public application::CircuitObserver,
   [[nodiscard]] std::string open_seconds_text() const;
 
  private:
-  obs::Logger& log_;
-  obs::MetricsRegistry& metrics_;
-  obs::GaugeFamily& state_;
-  obs::CounterFamily& transitions_;
-  obs::CounterFamily& probes_;
-  obs::GaugeFamily& intake_paused_;
-  obs::GaugeFamily& bank_limit_;
-  obs::GaugeFamily& bank_in_flight_;
-  obs::CounterFamily& retry_after_;
+  observability::Logger& log_;
+  observability::MetricsRegistry& metrics_;
+  observability::GaugeFamily& state_;
+  observability::CounterFamily& transitions_;
+  observability::CounterFamily& probes_;
+  observability::GaugeFamily& intake_paused_;
+  observability::GaugeFamily& bank_limit_;
+  observability::GaugeFamily& bank_in_flight_;
+  observability::CounterFamily& retry_after_;
   const application::DependencyCircuits* circuits_ = nullptr;
   // Milliseconds of every finished open spell, per dependency (index of kDependencies).
   std::array<std::atomic<std::int64_t>, 3> closed_spells_ms_{};

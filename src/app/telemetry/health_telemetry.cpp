@@ -2,7 +2,7 @@
 
 namespace ic::app {
 
-HealthTelemetry::HealthTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
+HealthTelemetry::HealthTelemetry(observability::Logger& log, observability::MetricsRegistry& m)
     : log_(log),
       ready_(m.gauge("ic_ready", "1 while /health/ready answers 200")),
       dependency_up_(
@@ -10,7 +10,7 @@ HealthTelemetry::HealthTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
       queue_messages_(m.gauge("ic_queue_messages", "Approximate messages by queue and state",
                               {"queue", "state"})) {}
 
-void HealthTelemetry::on_readiness(std::span<const obs::DependencyStatus> dependencies,
+void HealthTelemetry::on_readiness(std::span<const observability::DependencyStatus> dependencies,
                                    bool ready) {
   ready_.with({}).set(ready ? 1 : 0);
   // The first report (the initial state) only sets the gauges; later ones log what changed:
@@ -51,7 +51,7 @@ void HealthTelemetry::queue_depth(std::string_view queue, const sqs::QueueDepth&
 void HealthTelemetry::queue_setting_warning(std::string_view problem, std::chrono::seconds lease,
                                             const sqs::QueueSettings& settings) {
   const auto number_or_none = [](std::string_view key, std::optional<std::int64_t> value) {
-    return value ? obs::LogField(key, *value) : obs::LogField(key, "none");
+    return value ? observability::LogField(key, *value) : observability::LogField(key, "none");
   };
   const auto visibility = settings.visibility_timeout;
   log_.warn(problem, {{"leaseSeconds", lease.count()},

@@ -1,5 +1,5 @@
-// What readiness and the health probes report (obs::ReadinessListener, queue depths, queue
-// settings that undermine the claim protocol), as gauges and log lines.
+// What readiness and the health probes report (observability::ReadinessListener, queue depths,
+// queue settings that undermine the claim protocol), as gauges and log lines.
 #pragma once
 
 #include <chrono>
@@ -18,11 +18,12 @@ namespace ic::app {
 
 // Thread-safety: on_readiness calls are serialised by the Readiness's lock; queue_depth and
 // queue_setting_warning come from the prober's thread. Ownership: borrows logger and registry.
-class HealthTelemetry final : public obs::ReadinessListener {
+class HealthTelemetry final : public observability::ReadinessListener {
  public:
-  HealthTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+  HealthTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
 
-  void on_readiness(std::span<const obs::DependencyStatus> dependencies, bool ready) override;
+  void on_readiness(std::span<const observability::DependencyStatus> dependencies,
+                    bool ready) override;
 
   // What the prober read: `queue` is the label value, "source" or "dlq".
   void queue_depth(std::string_view queue, const sqs::QueueDepth& depth);
@@ -31,10 +32,10 @@ class HealthTelemetry final : public obs::ReadinessListener {
                              const sqs::QueueSettings& settings);
 
  private:
-  obs::Logger& log_;
-  obs::GaugeFamily& ready_;
-  obs::GaugeFamily& dependency_up_;
-  obs::GaugeFamily& queue_messages_;
+  observability::Logger& log_;
+  observability::GaugeFamily& ready_;
+  observability::GaugeFamily& dependency_up_;
+  observability::GaugeFamily& queue_messages_;
   // The last verdict logged per dependency (empty: up, else the code it is down with).
   // on_readiness calls are serialised by the Readiness's lock, so these need no lock of their own.
   std::map<std::string, std::string, std::less<>> reported_;

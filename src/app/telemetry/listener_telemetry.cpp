@@ -2,7 +2,7 @@
 
 namespace ic::app {
 
-ListenerTelemetry::ListenerTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
+ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& m)
     : log_(log),
       received_(m.counter("ic_messages_received_total", "Messages received from the queue")),
       receive_errors_(m.counter("ic_receive_errors_total", "Failed receive calls", {"code"})),
@@ -16,7 +16,7 @@ ListenerTelemetry::ListenerTelemetry(obs::Logger& log, obs::MetricsRegistry& m)
       heartbeats_(m.counter("ic_heartbeats_total", "Lease heartbeats", {"extended"})),
       in_flight_(m.gauge("ic_in_flight_messages", "Handlers running now")),
       processing_(m.histogram("ic_processing_seconds", "Time from handler start to disposition",
-                              obs::kDefaultSecondsBuckets)),
+                              observability::kDefaultSecondsBuckets)),
       thread_exceptions_(m.counter("ic_thread_exceptions_total",
                                    "Exceptions that reached a thread boundary", {"thread"})) {}
 
@@ -83,7 +83,8 @@ void ListenerTelemetry::on_batch_entry_failed(consumer::BatchAction action,
                                               std::string_view message_id, const Error& error,
                                               bool final) {
   batch_failures_.with({consumer::to_string(action), final ? "true" : "false"}).inc();
-  log_.log(final ? obs::LogLevel::Error : obs::LogLevel::Warn, "batch entry failed",
+  log_.log(final ? observability::LogLevel::Error : observability::LogLevel::Warn,
+           "batch entry failed",
            {{"messageId", message_id},
             {"action", consumer::to_string(action)},
             {"code", error.code},

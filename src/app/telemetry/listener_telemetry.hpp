@@ -15,10 +15,10 @@ namespace ic::app {
 // the readiness it feeds.
 class ListenerTelemetry final : public consumer::ListenerObserver {
  public:
-  ListenerTelemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+  ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
 
   // From now on receives feed the "receive" dependency. Call before any thread reports.
-  void feed(obs::Readiness& readiness) { readiness_ = &readiness; }
+  void feed(observability::Readiness& readiness) { readiness_ = &readiness; }
 
   void on_received(std::size_t count) override;
   void on_receive_error(const Error& error, Millis delay) override;
@@ -43,18 +43,18 @@ class ListenerTelemetry final : public consumer::ListenerObserver {
   void on_thread_exception(std::string_view thread, std::string_view what) noexcept override;
 
  private:
-  obs::Logger& log_;
-  obs::CounterFamily& received_;
-  obs::CounterFamily& receive_errors_;
-  obs::CounterFamily& dispositions_;
-  obs::CounterFamily& dlq_forwards_;
-  obs::CounterFamily& dlq_attributes_dropped_;
-  obs::CounterFamily& batch_failures_;
-  obs::CounterFamily& heartbeats_;
-  obs::GaugeFamily& in_flight_;
-  obs::HistogramFamily& processing_;
-  obs::CounterFamily& thread_exceptions_;
-  obs::Readiness* readiness_ = nullptr;
+  observability::Logger& log_;
+  observability::CounterFamily& received_;
+  observability::CounterFamily& receive_errors_;
+  observability::CounterFamily& dispositions_;
+  observability::CounterFamily& dlq_forwards_;
+  observability::CounterFamily& dlq_attributes_dropped_;
+  observability::CounterFamily& batch_failures_;
+  observability::CounterFamily& heartbeats_;
+  observability::GaugeFamily& in_flight_;
+  observability::HistogramFamily& processing_;
+  observability::CounterFamily& thread_exceptions_;
+  observability::Readiness* readiness_ = nullptr;
 };
 
 }  // namespace ic::app

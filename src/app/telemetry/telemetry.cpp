@@ -20,7 +20,7 @@ std::string_view MessageScope::current() {
   return current_message_id;
 }
 
-Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& metrics)
+Telemetry::Telemetry(observability::Logger& log, observability::MetricsRegistry& metrics)
     : charges(log, metrics),
       listener(log, metrics),
       aws(log, metrics),
@@ -30,7 +30,7 @@ Telemetry::Telemetry(obs::Logger& log, obs::MetricsRegistry& metrics)
       .gauge("ic_build_info", "Always 1; the labels name the running build", {"version", "commit"})
       .with({kVersion, kCommit})
       .set(1);
-  metrics.add_collector(obs::process_metrics_text);
+  metrics.add_collector(observability::process_metrics_text);
 }
 
 }  // namespace ic::app

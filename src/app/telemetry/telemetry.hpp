@@ -31,13 +31,13 @@ class MessageScope {
 // Also registers ic_build_info and the process_* collector. Ownership: borrows logger and
 // registry; never moves (readiness and the clients keep pointers to its members).
 struct Telemetry {
-  Telemetry(obs::Logger& log, obs::MetricsRegistry& metrics);
+  Telemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
   Telemetry(const Telemetry&) = delete;
   Telemetry& operator=(const Telemetry&) = delete;
 
   // From now on receives feed the "receive" dependency and store calls the "store" one.
   // Call before any thread reports.
-  void feed(obs::Readiness& readiness) {
+  void feed(observability::Readiness& readiness) {
     charges.feed(readiness);
     listener.feed(readiness);
   }

@@ -4,7 +4,7 @@
 // line and the adapters behind the ports are the composition root's (src/app).
 //
 //   StdConsole console;
-//   return operations::list(operators, real_clock(), console, {.status = "FAILED"});
+//   return application::list(operators, real_clock(), console, {.status = "FAILED"});
 #pragma once
 
 #include <chrono>
@@ -19,7 +19,7 @@
 #include "domain/ports.hpp"
 #include "idempotency/operator_store.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
 // Exit codes of the record commands besides 0 and 1 (a store or queue failure).
 inline constexpr int kNoRecordExit = 3;
@@ -35,15 +35,15 @@ struct ListRequest {
 };
 // One JSON line per record (never the kept payload: it holds the full account number), then
 // {"event":"listed",...}.
-[[nodiscard]] int list(idem::OperatorStore& operators, const Clock& clock, Console& console,
+[[nodiscard]] int list(idempotency::OperatorStore& operators, const Clock& clock, Console& console,
                        const ListRequest& request);
 
 struct RenotifyRequest {
   std::string charge_id;  // empty with all_failed_notifications
   bool all_failed_notifications = false;
 };
-[[nodiscard]] int renotify(OperatorActions& actions, idem::OperatorStore& operators,
-                           charge::NotificationPort& notifier, Console& console,
+[[nodiscard]] int renotify(OperatorActions& actions, idempotency::OperatorStore& operators,
+                           domain::NotificationPort& notifier, Console& console,
                            const RenotifyRequest& request);
 
 struct ReopenRequest {
@@ -62,4 +62,4 @@ struct RedriveRequest {
 [[nodiscard]] int redrive(DeadLetterQueue& dlq, SourceQueue& source, const Clock& clock,
                           Console& console, const RedriveRequest& request);
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -6,19 +6,20 @@
 #include "application/operations/commands.hpp"
 #include "application/operations/report.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 constexpr int kScanPageItems = 1000;
 
 // What an operator needs to decide, never the kept payload (it holds the full account number).
-nlohmann::json list_line(const idem::ClaimRecord& r) {
-  nlohmann::json out = {
-      {"chargeId", r.key}, {"state", idem::to_string(r.state)}, {"updatedAt", iso(r.updated_at)}};
+nlohmann::json list_line(const idempotency::ClaimRecord& r) {
+  nlohmann::json out = {{"chargeId", r.key},
+                        {"state", idempotency::to_string(r.state)},
+                        {"updatedAt", iso(r.updated_at)}};
   if (!r.status.empty()) out["status"] = r.status;
   if (!r.failure_reason.empty()) out["failureReason"] = r.failure_reason;
   if (!r.result_ref.empty()) out["debitRef"] = r.result_ref;
-  if (r.state == idem::ClaimState::InProgress) {
+  if (r.state == idempotency::ClaimState::InProgress) {
     out["leaseUntil"] = iso(r.lease_until);
     out["owner"] = r.owner;
   }
@@ -26,13 +27,14 @@ nlohmann::json list_line(const idem::ClaimRecord& r) {
   return out;
 }
 
-int list_attention(idem::OperatorStore& store, Console& console, const ListRequest& request) {
+int list_attention(idempotency::OperatorStore& store, Console& console,
+                   const ListRequest& request) {
   std::size_t count = 0;
   std::string cursor;
   do {
     auto page = store.needing_attention(request.status, request.since, cursor);
     if (!page) return store_failure(console, "list", page.error());
-    for (const idem::ClaimRecord& record : page->records) {
+    for (const idempotency::ClaimRecord& record : page->records) {
       console.result(list_line(record).dump());
       ++count;
     }
@@ -45,7 +47,7 @@ int list_attention(idem::OperatorStore& store, Console& console, const ListReque
 
 // Claims in progress have no index (a healthy claim must not pay an index write), so they are
 // found by a Scan: bounded, paginated, and announced.
-int list_stale_in_progress(idem::OperatorStore& store, const Clock& clock, Console& console,
+int list_stale_in_progress(idempotency::OperatorStore& store, const Clock& clock, Console& console,
                            const ListRequest& request) {
   const Instant stale_before = clock.now() - request.lease * request.older_than_leases;
   console.note(
@@ -61,7 +63,7 @@ int list_stale_in_progress(idem::OperatorStore& store, const Clock& clock, Conso
     auto page = store.stale_in_progress(stale_before, cursor, std::min(kScanPageItems, budget));
     if (!page) return store_failure(console, "list", page.error());
     budget -= std::min(kScanPageItems, budget);
-    for (const idem::ClaimRecord& record : page->records) {
+    for (const idempotency::ClaimRecord& record : page->records) {
       console.result(list_line(record).dump());
       ++count;
     }
@@ -84,12 +86,12 @@ int list_stale_in_progress(idem::OperatorStore& store, const Clock& clock, Conso
 
 }  // namespace
 
-int list(idem::OperatorStore& operators, const Clock& clock, Console& console,
+int list(idempotency::OperatorStore& operators, const Clock& clock, Console& console,
          const ListRequest& request) {
-  if (request.status == idem::to_string(idem::ClaimState::InProgress)) {
+  if (request.status == idempotency::to_string(idempotency::ClaimState::InProgress)) {
     return list_stale_in_progress(operators, clock, console, request);
   }
   return list_attention(operators, console, request);
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

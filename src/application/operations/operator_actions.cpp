@@ -7,16 +7,16 @@
 #include "application/payload_hash.hpp"
 #include "domain/charge_status.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 using Kind = OperatorOutcome::Kind;
 
 constexpr std::string_view kNotificationFailed =
-    to_string(charge::ChargeStatus::DebitedNotificationFailed);
+    to_string(domain::ChargeStatus::DebitedNotificationFailed);
 
-std::string describe(const idem::ClaimRecord& record) {
-  std::string out(idem::to_string(record.state));
+std::string describe(const idempotency::ClaimRecord& record) {
+  std::string out(idempotency::to_string(record.state));
   if (!record.status.empty()) out += fmt::format(" ({})", record.status);
   return out + fmt::format(", fence {}", record.fence);
 }
@@ -27,9 +27,9 @@ OperatorOutcome store_error(std::string_view step, const Error& error) {
 }
 
 // The charge a record kept for its follow-up, checked against the hash the claim recorded.
-std::expected<charge::Charge, std::string> kept_charge(const idem::ClaimRecord& record) {
+std::expected<domain::Charge, std::string> kept_charge(const idempotency::ClaimRecord& record) {
   if (record.payload.empty()) return std::unexpected("the record kept no payload");
-  auto parsed = charge::parse_canonical_form(record.payload);
+  auto parsed = domain::parse_canonical_form(record.payload);
   if (!parsed) return std::unexpected("the kept payload is invalid: " + parsed.error().detail());
   if (payload_hash(*parsed) != record.payload_hash) {
     return std::unexpected("the kept payload does not match the record's payloadHash");
@@ -39,7 +39,7 @@ std::expected<charge::Charge, std::string> kept_charge(const idem::ClaimRecord& 
 
 }  // namespace
 
-std::string OperatorActions::raced(std::string_view key, const idem::ClaimRecord& read) {
+std::string OperatorActions::raced(std::string_view key, const idempotency::ClaimRecord& read) {
   auto now = store_.get(key);
   const std::string current =
       !now ? "unknown (" + now.error().code + ")" : (*now ? describe(**now) : "gone");
@@ -51,28 +51,29 @@ OperatorOutcome OperatorActions::reopen(std::string_view key, std::string_view r
   auto read = store_.get(key);
   if (!read) return store_error("read", read.error());
   if (!*read) return {.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)};
-  const idem::ClaimRecord& record = **read;
-  if (record.state != idem::ClaimState::Failed) {
-    const bool done = record.state == idem::ClaimState::Done;
+  const idempotency::ClaimRecord& record = **read;
+  if (record.state != idempotency::ClaimState::Failed) {
+    const bool done = record.state == idempotency::ClaimState::Done;
     return {.kind = Kind::Refused,
             .detail = fmt::format(
                 "refused: {} is {}; {}", key, describe(record),
                 done ? "a DONE charge is never reopened" : "only a FAILED charge can be reopened")};
   }
   const std::string token = tokens_.next();
-  const idem::AuditEntry audit{
+  const idempotency::AuditEntry audit{
       .at = clock_.now(), .actor = actor_, .action = "reopen", .reason = std::string(reason)};
   auto written = operators_.reopen({.key = std::string(key),
-                                    .read = idem::fence_of(record),
+                                    .read = idempotency::fence_of(record),
                                     .new_token = token,
                                     .audit = audit});
   if (!written && written.error().ambiguous) {
     // The write may have landed: our fresh token on the record says it did.
     auto after = store_.get(key);
-    if (after && *after && (*after)->claim_token == token) written = idem::OperatorWrite::Written;
+    if (after && *after && (*after)->claim_token == token)
+      written = idempotency::OperatorWrite::Written;
   }
   if (!written) return store_error("reopen", written.error());
-  if (*written == idem::OperatorWrite::Refused) {
+  if (*written == idempotency::OperatorWrite::Refused) {
     return {.kind = Kind::Refused, .detail = raced(key, record)};
   }
   auto kept = kept_charge(record);
@@ -83,12 +84,12 @@ OperatorOutcome OperatorActions::reopen(std::string_view key, std::string_view r
 }
 
 OperatorOutcome OperatorActions::renotify(std::string_view key,
-                                          charge::NotificationPort& notifier) {
+                                          domain::NotificationPort& notifier) {
   auto read = store_.get(key);
   if (!read) return store_error("read", read.error());
   if (!*read) return {.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)};
-  const idem::ClaimRecord& record = **read;
-  if (record.state != idem::ClaimState::Done || record.status != kNotificationFailed) {
+  const idempotency::ClaimRecord& record = **read;
+  if (record.state != idempotency::ClaimState::Done || record.status != kNotificationFailed) {
     return {.kind = Kind::Refused,
             .detail = fmt::format("refused: {} is {}; only DONE ({}) is re-notified", key,
                                   describe(record), kNotificationFailed)};
@@ -97,19 +98,19 @@ OperatorOutcome OperatorActions::renotify(std::string_view key,
   if (!charge) {
     return {.kind = Kind::Refused, .detail = fmt::format("refused: {}: {}", key, charge.error())};
   }
-  const charge::NotificationResult sent =
+  const domain::NotificationResult sent =
       notifier.notify(*charge, record.result_ref, charge->id.value() + ":notify");
-  const auto* failed = std::get_if<charge::NotificationFailed>(&sent);
-  idem::AuditEntry audit{.at = clock_.now(), .actor = actor_, .action = "renotify"};
+  const auto* failed = std::get_if<domain::NotificationFailed>(&sent);
+  idempotency::AuditEntry audit{.at = clock_.now(), .actor = actor_, .action = "renotify"};
   audit.reason = failed ? "notification failed again: " + failed->detail : "notification sent";
   auto written = operators_.amend(
       {.key = std::string(key),
-       .read = idem::fence_of(record),
+       .read = idempotency::fence_of(record),
        .from_status = std::string(kNotificationFailed),
-       .to_status = failed ? std::string{} : std::string(to_string(charge::ChargeStatus::Debited)),
+       .to_status = failed ? std::string{} : std::string(to_string(domain::ChargeStatus::Debited)),
        .audit = audit});
   if (!written) return store_error("record the renotify", written.error());
-  if (*written == idem::OperatorWrite::Refused) {
+  if (*written == idempotency::OperatorWrite::Refused) {
     return {.kind = Kind::Refused, .detail = raced(key, record)};
   }
   if (failed) {
@@ -122,4 +123,4 @@ OperatorOutcome OperatorActions::renotify(std::string_view key,
           .audit = audit};
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -18,7 +18,7 @@
 #include "idempotency/idempotency_store.hpp"
 #include "idempotency/operator_store.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
 struct OperatorOutcome {
   enum class Kind {
@@ -30,15 +30,15 @@ struct OperatorOutcome {
   };
   Kind kind = Kind::Refused;
   std::string detail;                    // one line for the operator
-  idem::AuditEntry audit;                // the entry appended, when one was
-  std::optional<charge::Charge> charge;  // reopen: the charge the record kept, if it kept one
+  idempotency::AuditEntry audit;         // the entry appended, when one was
+  std::optional<domain::Charge> charge;  // reopen: the charge the record kept, if it kept one
 };
 
 // Thread-safety: as the ports it borrows (all of which must outlive it); holds no state.
 class OperatorActions {
  public:
-  OperatorActions(idem::IdempotencyStore& store, idem::OperatorStore& operators, const Clock& clock,
-                  charge::TokenSource& tokens, std::string actor)
+  OperatorActions(idempotency::IdempotencyStore& store, idempotency::OperatorStore& operators,
+                  const Clock& clock, domain::TokenSource& tokens, std::string actor)
       : store_(store),
         operators_(operators),
         clock_(clock),
@@ -51,17 +51,17 @@ class OperatorActions {
 
   // DONE/DEBITED_NOTIFICATION_FAILED only: notifies again with the key <chargeId>:notify (the
   // notification service dedupes), then records DEBITED; a failure is recorded as an attempt.
-  [[nodiscard]] OperatorOutcome renotify(std::string_view key, charge::NotificationPort& notifier);
+  [[nodiscard]] OperatorOutcome renotify(std::string_view key, domain::NotificationPort& notifier);
 
  private:
   // Why a fenced write was refused: what the record is now, against what was read.
-  [[nodiscard]] std::string raced(std::string_view key, const idem::ClaimRecord& read);
+  [[nodiscard]] std::string raced(std::string_view key, const idempotency::ClaimRecord& read);
 
-  idem::IdempotencyStore& store_;
-  idem::OperatorStore& operators_;
+  idempotency::IdempotencyStore& store_;
+  idempotency::OperatorStore& operators_;
   const Clock& clock_;
-  charge::TokenSource& tokens_;
+  domain::TokenSource& tokens_;
   const std::string actor_;
 };
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

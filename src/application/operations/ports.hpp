@@ -1,4 +1,4 @@
-// What the operator commands write to besides the idempotency table (idem::OperatorStore):
+// What the operator commands write to besides the idempotency table (idempotency::OperatorStore):
 // the console, and the source and dead-letter queues. The composition root binds them to
 // stdout/stderr and to SQS; tests bind them to strings and fakes.
 #pragma once
@@ -14,7 +14,7 @@
 #include "consumer/queue_port.hpp"
 #include "core/error.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
 // Where a command reports. `result` lines are its output, JSON a script reads (stdout);
 // `note` lines tell the person what happened or what to do next (stderr). One line per call,
@@ -51,4 +51,4 @@ class DeadLetterQueue {
       std::span<const consumer::VisibilityEntry> entries) = 0;
 };
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

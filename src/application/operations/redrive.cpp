@@ -13,7 +13,7 @@
 #include "application/operations/commands.hpp"
 #include "application/operations/redrive_ledger.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 using namespace std::chrono_literals;
@@ -122,4 +122,4 @@ int redrive(DeadLetterQueue& dlq, SourceQueue& source, const Clock& clock, Conso
   return 0;
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -5,7 +5,7 @@
 #include "application/charge_event_decoder.hpp"
 #include "consumer/dead_letter.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 // What the consumer adds when it dead-letters (docs/design.md §5 "Forwarded messages").
@@ -71,4 +71,4 @@ nlohmann::json RedriveLedger::summary() const {
   return out;
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -15,7 +15,7 @@
 
 #include "consumer/queue_port.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
 // The summary's label for messages SQS dead-lettered itself (no failureReason attribute).
 inline constexpr std::string_view kNoReason = "NONE";
@@ -73,4 +73,4 @@ class RedriveLedger {
 // starts clean and a later dead-lettering describes the new attempt only.
 [[nodiscard]] consumer::MessageAttributes producer_attributes(const consumer::Message& message);
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

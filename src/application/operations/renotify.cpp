@@ -6,10 +6,10 @@
 #include "application/operations/report.hpp"
 #include "domain/charge_status.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
-int renotify(OperatorActions& actions, idem::OperatorStore& operators,
-             charge::NotificationPort& notifier, Console& console, const RenotifyRequest& request) {
+int renotify(OperatorActions& actions, idempotency::OperatorStore& operators,
+             domain::NotificationPort& notifier, Console& console, const RenotifyRequest& request) {
   if (!request.all_failed_notifications) {
     return report_outcome(console, "renotify", actions.renotify(request.charge_id, notifier),
                           request.charge_id);
@@ -18,7 +18,7 @@ int renotify(OperatorActions& actions, idem::OperatorStore& operators,
   // and paging an index while emptying it would skip entries.
   std::vector<std::string> keys;
   std::string cursor;
-  const std::string wanted(to_string(charge::ChargeStatus::DebitedNotificationFailed));
+  const std::string wanted(to_string(domain::ChargeStatus::DebitedNotificationFailed));
   do {
     auto page = operators.needing_attention(wanted, Instant{}, cursor);
     if (!page) return store_failure(console, "renotify", page.error());
@@ -34,4 +34,4 @@ int renotify(OperatorActions& actions, idem::OperatorStore& operators,
   return worst;
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -5,11 +5,11 @@
 #include "application/operations/commands.hpp"
 #include "application/operations/report.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 // The ChargeDueEvent v1 of the kept charge (docs/design.md §5).
-std::string event_body(const charge::Charge& c) {
+std::string event_body(const domain::Charge& c) {
   return nlohmann::json{{"schemaVersion", kSchemaVersion},
                         {kChargeIdField, c.id.value()},
                         {"accountId", c.account.value()},
@@ -54,4 +54,4 @@ int reopen(OperatorActions& actions, SourceQueue& source, Console& console,
   return 0;
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

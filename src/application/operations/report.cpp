@@ -5,13 +5,13 @@
 
 #include "application/operations/commands.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
 std::string iso(Instant t) {
   return fmt::format("{:%FT%TZ}", std::chrono::floor<std::chrono::seconds>(t));
 }
 
-nlohmann::json audit_json(const idem::AuditEntry& entry) {
+nlohmann::json audit_json(const idempotency::AuditEntry& entry) {
   return {{"at", iso(entry.at)},
           {"actor", entry.actor},
           {"action", entry.action},
@@ -54,4 +54,4 @@ int report_outcome(Console& console, std::string_view command, const OperatorOut
   return 1;
 }
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

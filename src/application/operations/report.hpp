@@ -12,15 +12,15 @@
 #include "core/time.hpp"
 #include "idempotency/claim_record.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 
 // "2026-11-30T08:15:00Z"
 [[nodiscard]] std::string iso(Instant t);
-[[nodiscard]] nlohmann::json audit_json(const idem::AuditEntry& entry);
+[[nodiscard]] nlohmann::json audit_json(const idempotency::AuditEntry& entry);
 // "<command>: <code> <message>" as a note; returns 1.
 [[nodiscard]] int store_failure(Console& console, std::string_view command, const Error& error);
 // The outcome's line and note, and its exit code.
 [[nodiscard]] int report_outcome(Console& console, std::string_view command,
                                  const OperatorOutcome& outcome, std::string_view key);
 
-}  // namespace ic::application::operations
+}  // namespace ic::application

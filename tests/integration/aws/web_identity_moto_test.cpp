@@ -3,10 +3,10 @@
 // token file for role credentials, and the default chain signs a DynamoDB call with them.
 #include <gtest/gtest.h>
 
-#include "aws/credentials_chain.hpp"
-#include "aws/credentials_web_identity.hpp"
+#include "aws/credentials/credentials_chain.hpp"
+#include "aws/credentials/credentials_web_identity.hpp"
 #include "aws/json_client.hpp"
-#include "aws/retry_policy.hpp"
+#include "aws/protocol/retry_policy.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/moto_fixture.hpp"

@@ -17,7 +17,7 @@ namespace ic::dynamodb {
 namespace {
 
 using namespace std::chrono_literals;
-using idem::ClaimOutcome;
+using idempotency::ClaimOutcome;
 using testing::DynamoDbWiring;
 using testing::kTable;
 using testing::shared_backend;
@@ -35,7 +35,7 @@ struct RaceResult {
 };
 
 // Every thread claims "CHG-RACE" with its own token, all released at once by a barrier.
-RaceResult race_for_one_key(idem::IdempotencyStore& store) {
+RaceResult race_for_one_key(idempotency::IdempotencyStore& store) {
   std::barrier start(kThreads);
   std::mutex mutex;
   RaceResult result;
@@ -64,7 +64,7 @@ RaceResult race_for_one_key(idem::IdempotencyStore& store) {
 // The broken protocol of the negative control: read, decide, then write unconditionally.
 // `between` runs after the read; the test makes every thread read before any writes. Every
 // other call goes to the real store.
-class ReadThenWriteStore final : public idem::ForwardingStore {
+class ReadThenWriteStore final : public idempotency::ForwardingStore {
  public:
   ReadThenWriteStore(aws::JsonClient& client, std::function<void()> between)
       : ForwardingStore(real_),  // only bound here: real_ is first used after construction
@@ -72,13 +72,14 @@ class ReadThenWriteStore final : public idem::ForwardingStore {
         real_(client, {.name = kTable}),
         between_(std::move(between)) {}
 
-  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override {
+  std::expected<idempotency::ClaimResult, Error> claim(
+      const idempotency::ClaimRequest& request) override {
     auto existing = real_.get(request.key);
     between_();  // before any early return: every racer must reach the barrier
     if (!existing) return std::unexpected(existing.error());
-    if (*existing && !idem::claim_allowed(**existing, request)) {
-      return idem::ClaimResult{idem::classify_refusal(**existing, request.payload_hash),
-                               **existing};
+    if (*existing && !idempotency::claim_allowed(**existing, request)) {
+      return idempotency::ClaimResult{
+          idempotency::classify_refusal(**existing, request.payload_hash), **existing};
     }
     const auto lease = (request.now + request.lease).time_since_epoch().count();
     auto put = client_.call("PutItem", {{"TableName", kTable},
@@ -91,7 +92,7 @@ class ReadThenWriteStore final : public idem::ForwardingStore {
     if (!put) return std::unexpected(put.error());
     auto written = real_.get(request.key);
     if (!written || !*written) return std::unexpected(Error{.code = "Vanished"});
-    return idem::ClaimResult{ClaimOutcome::Acquired, **written};
+    return idempotency::ClaimResult{ClaimOutcome::Acquired, **written};
   }
 
  private:

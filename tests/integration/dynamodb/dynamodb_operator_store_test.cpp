@@ -14,7 +14,7 @@ namespace ic::dynamodb {
 namespace {
 
 using namespace std::chrono_literals;
-using idem::OperatorWrite;
+using idempotency::OperatorWrite;
 using testing::DynamoDbWiring;
 using testing::shared_moto;
 
@@ -39,13 +39,13 @@ class OperatorStoreTest : public ::testing::Test {
     const std::string token = "tok-" + key;
     auto claimed = store_.claim(
         {.key = key, .payload_hash = "h", .token = token, .owner = "w", .now = at, .lease = 10s});
-    ASSERT_TRUE(claimed && claimed->outcome == idem::ClaimOutcome::Acquired);
+    ASSERT_TRUE(claimed && claimed->outcome == idempotency::ClaimOutcome::Acquired);
     auto written =
         status == "FAILED_PERMANENT"
             ? store_.fail(key, token, {.status = status, .reason = "NSF", .payload = kPayload}, at)
             : store_.complete(key, token,
                               {.status = status, .result_ref = "DBT", .payload = kPayload}, at);
-    ASSERT_TRUE(written && *written == idem::WriteOutcome::Written);
+    ASSERT_TRUE(written && *written == idempotency::WriteOutcome::Written);
   }
 
   std::vector<std::string> attention(std::string_view value, Instant since = Instant{}) {
@@ -62,16 +62,16 @@ class OperatorStoreTest : public ::testing::Test {
     return keys;
   }
 
-  idem::ClaimRecord read(const std::string& key) {
+  idempotency::ClaimRecord read(const std::string& key) {
     auto r = store_.get(key);
     EXPECT_TRUE(r && *r);
-    return r && *r ? **r : idem::ClaimRecord{};
+    return r && *r ? **r : idempotency::ClaimRecord{};
   }
 
   DynamoDbWiring wiring_{shared_moto().endpoint(), "AKIDTEST", "secret"};
   DynamoDbIdempotencyStore store_{wiring_.client, kSpec};
   DynamoDbOperatorStore operators_{wiring_.client, kSpec};
-  const idem::AuditEntry audit_{
+  const idempotency::AuditEntry audit_{
       .at = t0 + 1h, .actor = "alice@ops", .action = "reopen", .reason = "account reopened"};
 };
 
@@ -89,8 +89,8 @@ TEST_F(OperatorStoreTest, OnlyRecordsThatNeedAPersonAreInTheIndex) {
 
 TEST_F(OperatorStoreTest, ReopenIsFencedOnTheRecordReadAndLeavesTheIndex) {
   finish("CHG-1", "FAILED_PERMANENT", t0);
-  const idem::ClaimRecord failed = read("CHG-1");
-  auto stale = idem::fence_of(failed);
+  const idempotency::ClaimRecord failed = read("CHG-1");
+  auto stale = idempotency::fence_of(failed);
   stale.fence += 1;
   auto refused =
       operators_.reopen({.key = "CHG-1", .read = stale, .new_token = "op-tok", .audit = audit_});
@@ -98,12 +98,14 @@ TEST_F(OperatorStoreTest, ReopenIsFencedOnTheRecordReadAndLeavesTheIndex) {
   EXPECT_EQ(*refused, OperatorWrite::Refused);
   EXPECT_EQ(read("CHG-1"), failed) << "a refused write changes nothing";
 
-  auto written = operators_.reopen(
-      {.key = "CHG-1", .read = idem::fence_of(failed), .new_token = "op-tok", .audit = audit_});
+  auto written = operators_.reopen({.key = "CHG-1",
+                                    .read = idempotency::fence_of(failed),
+                                    .new_token = "op-tok",
+                                    .audit = audit_});
   ASSERT_TRUE(written) << written.error().message;
   EXPECT_EQ(*written, OperatorWrite::Written);
-  const idem::ClaimRecord reopened = read("CHG-1");
-  EXPECT_EQ(reopened.state, idem::ClaimState::InProgress);
+  const idempotency::ClaimRecord reopened = read("CHG-1");
+  EXPECT_EQ(reopened.state, idempotency::ClaimState::InProgress);
   EXPECT_EQ(reopened.lease_until, Instant{});
   EXPECT_EQ(reopened.claim_token, "op-tok");
   EXPECT_EQ(reopened.payload_hash, "h");
@@ -121,40 +123,42 @@ TEST_F(OperatorStoreTest, ReopenIsFencedOnTheRecordReadAndLeavesTheIndex) {
                                .now = t0 + 2h,
                                .lease = 10s});
   ASSERT_TRUE(claimed);
-  EXPECT_EQ(claimed->outcome, idem::ClaimOutcome::Acquired);
+  EXPECT_EQ(claimed->outcome, idempotency::ClaimOutcome::Acquired);
   EXPECT_EQ(claimed->record.audit, std::vector{audit_}) << "the audit list stays on the record";
 
   // A second reopen with the first read is refused: the record moved on.
-  auto again = operators_.reopen(
-      {.key = "CHG-1", .read = idem::fence_of(failed), .new_token = "op-2", .audit = audit_});
+  auto again = operators_.reopen({.key = "CHG-1",
+                                  .read = idempotency::fence_of(failed),
+                                  .new_token = "op-2",
+                                  .audit = audit_});
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, OperatorWrite::Refused);
 }
 
 TEST_F(OperatorStoreTest, AmendMovesAFailedNotificationToDebitedOnce) {
   finish("CHG-2", "DEBITED_NOTIFICATION_FAILED", t0);
-  const idem::ClaimRecord before = read("CHG-2");
-  const idem::AuditEntry attempt{.at = t0 + 1h,
-                                 .actor = "bob",
-                                 .action = "renotify",
-                                 .reason = "notification failed again: 503"};
+  const idempotency::ClaimRecord before = read("CHG-2");
+  const idempotency::AuditEntry attempt{.at = t0 + 1h,
+                                        .actor = "bob",
+                                        .action = "renotify",
+                                        .reason = "notification failed again: 503"};
   auto recorded = operators_.amend({.key = "CHG-2",
-                                    .read = idem::fence_of(before),
+                                    .read = idempotency::fence_of(before),
                                     .from_status = "DEBITED_NOTIFICATION_FAILED",
                                     .audit = attempt});
   ASSERT_TRUE(recorded && *recorded == OperatorWrite::Written);
   EXPECT_EQ(attention("DEBITED_NOTIFICATION_FAILED"), std::vector<std::string>{"CHG-2"});
 
-  const idem::AuditEntry sent{
+  const idempotency::AuditEntry sent{
       .at = t0 + 2h, .actor = "bob", .action = "renotify", .reason = "notification sent"};
   auto amended = operators_.amend({.key = "CHG-2",
-                                   .read = idem::fence_of(before),
+                                   .read = idempotency::fence_of(before),
                                    .from_status = "DEBITED_NOTIFICATION_FAILED",
                                    .to_status = "DEBITED",
                                    .audit = sent});
   ASSERT_TRUE(amended && *amended == OperatorWrite::Written);
-  const idem::ClaimRecord after = read("CHG-2");
-  EXPECT_EQ(after.state, idem::ClaimState::Done);
+  const idempotency::ClaimRecord after = read("CHG-2");
+  EXPECT_EQ(after.state, idempotency::ClaimState::Done);
   EXPECT_EQ(after.status, "DEBITED");
   EXPECT_EQ(after.result_ref, "DBT") << "the debit is never touched";
   EXPECT_EQ(after.audit, (std::vector{attempt, sent}));
@@ -162,7 +166,7 @@ TEST_F(OperatorStoreTest, AmendMovesAFailedNotificationToDebitedOnce) {
   EXPECT_TRUE(attention("DEBITED_NOTIFICATION_FAILED").empty());
 
   auto twice = operators_.amend({.key = "CHG-2",
-                                 .read = idem::fence_of(before),
+                                 .read = idempotency::fence_of(before),
                                  .from_status = "DEBITED_NOTIFICATION_FAILED",
                                  .to_status = "DEBITED",
                                  .audit = sent});
@@ -175,7 +179,7 @@ TEST_F(OperatorStoreTest, TheStaleScanFindsOnlyExpiredClaimsInProgress) {
   for (auto [key, at] : {std::pair{"CHG-OLD", t0}, std::pair{"CHG-NEW", t0 + 1h}}) {
     auto claimed = store_.claim(
         {.key = key, .payload_hash = "h", .token = "t", .owner = "w", .now = at, .lease = 10s});
-    ASSERT_TRUE(claimed && claimed->outcome == idem::ClaimOutcome::Acquired);
+    ASSERT_TRUE(claimed && claimed->outcome == idempotency::ClaimOutcome::Acquired);
   }
   std::vector<std::string> keys;
   std::string cursor;

@@ -89,7 +89,7 @@ TEST_F(SigningAgainstMoto, CorrectlySignedRequestsAreAccepted) {
                                     .now = Instant{Millis{1000}},
                                     .lease = 10s});
   ASSERT_TRUE(claimed) << claimed.error().code << ": " << claimed.error().message;
-  EXPECT_EQ(claimed->outcome, idem::ClaimOutcome::Acquired);
+  EXPECT_EQ(claimed->outcome, idempotency::ClaimOutcome::Acquired);
 }
 
 TEST_F(SigningAgainstMoto, WrongSecretIsAPermanentSignatureError) {

@@ -18,8 +18,8 @@ namespace ic::dynamodb {
 namespace {
 
 using namespace std::chrono_literals;
-using idem::ClaimOutcome;
-using idem::WriteOutcome;
+using idempotency::ClaimOutcome;
+using idempotency::WriteOutcome;
 using testing::DynamoDbWiring;
 using testing::kTable;
 using testing::shared_backend;
@@ -41,9 +41,9 @@ struct MotoStore {
   DynamoDbIdempotencyStore store;
 };
 
-std::shared_ptr<idem::IdempotencyStore> make_moto_store() {
+std::shared_ptr<idempotency::IdempotencyStore> make_moto_store() {
   auto owner = std::make_shared<MotoStore>();
-  return std::shared_ptr<idem::IdempotencyStore>(owner, &owner->store);
+  return std::shared_ptr<idempotency::IdempotencyStore>(owner, &owner->store);
 }
 
 using testing::StoreContract;
@@ -52,7 +52,7 @@ INSTANTIATE_TEST_SUITE_P(DynamoDb, StoreContract,
 
 const Instant t0{Millis{1'764'460'800'000}};
 
-idem::ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a") {
+idempotency::ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a") {
   return {.key = "CHG-1",
           .payload_hash = std::move(hash),
           .token = std::move(token),
@@ -218,7 +218,7 @@ TEST(DynamoDbStore, LostCompletionResponseIsStillWritten) {
   drop_next_update = true;
   EXPECT_EQ(moto.store.complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 1s),
             WriteOutcome::Written);
-  EXPECT_EQ((*moto.store.get("CHG-1"))->state, idem::ClaimState::Done);
+  EXPECT_EQ((*moto.store.get("CHG-1"))->state, idempotency::ClaimState::Done);
 }
 
 TEST(DynamoDbStore, MissingTableIsAPermanentError) {

@@ -30,14 +30,14 @@ bool write_records(dynamodb::DynamoDbIdempotencyStore& store) {
                                 .owner = "writer/1",
                                 .now = kNow,
                                 .lease = kLease});
-    return claimed && claimed->outcome == idem::ClaimOutcome::Acquired;
+    return claimed && claimed->outcome == idempotency::ClaimOutcome::Acquired;
   };
   return claim("CHG-DONE", "token-done") && claim("CHG-FAILED", "token-failed") &&
          claim("CHG-INPROGRESS", "token-inprogress") &&
          store.complete("CHG-DONE", "token-done", {"DEBITED", "DBT-42"}, kNow + 2s) ==
-             idem::WriteOutcome::Written &&
+             idempotency::WriteOutcome::Written &&
          store.fail("CHG-FAILED", "token-failed", {"FAILED_PERMANENT", "INSUFFICIENT_FUNDS"},
-                    kNow + 3s) == idem::WriteOutcome::Written;
+                    kNow + 3s) == idempotency::WriteOutcome::Written;
 }
 
 }  // namespace

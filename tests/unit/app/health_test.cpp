@@ -42,7 +42,7 @@ TEST(CheckQueueSettings, AMaxReceiveCountBelowThreeOrNoRedrivePolicyIsAWarning) 
 
 TEST(RunDependencies, ReadyOnceTheProbesAnswerAndDownAfterOneFailedProbeOrTwoFailedCalls) {
   testing::ManualClock clock;
-  obs::Readiness readiness(clock, run_dependencies(15s));
+  observability::Readiness readiness(clock, run_dependencies(15s));
   for (const char* probe : {"queue", "dlq", "table"}) {
     EXPECT_FALSE(readiness.ready()) << "before " << probe;
     readiness.succeeded(probe);

@@ -38,15 +38,17 @@ class TelemetryTest : public ::testing::Test {
   }
 
   std::ostringstream out_;
-  obs::Logger log_{*obs::parse_log_level("debug"), obs::ostream_sink(out_)};
-  obs::MetricsRegistry metrics_;
+  observability::Logger log_{*observability::parse_log_level("debug"),
+                             observability::ostream_sink(out_)};
+  observability::MetricsRegistry metrics_;
   Telemetry telemetry_{log_, metrics_};
-  const charge::Charge charge_ = testing::make_charge();
+  const domain::Charge charge_ = testing::make_charge();
   testing::ManualClock clock_;
-  obs::Readiness readiness_{clock_,
-                            {{.name = "receive", .failures_to_down = 2, .up_until_proven = true},
-                             {.name = "store", .failures_to_down = 2, .up_until_proven = true}},
-                            &telemetry_.health};
+  observability::Readiness readiness_{
+      clock_,
+      {{.name = "receive", .failures_to_down = 2, .up_until_proven = true},
+       {.name = "store", .failures_to_down = 2, .up_until_proven = true}},
+      &telemetry_.health};
 };
 
 TEST_F(TelemetryTest, ReceivesAndStoreCallsFeedReadinessAndItsGauges) {
@@ -72,12 +74,12 @@ TEST_F(TelemetryTest, ReceivesAndStoreCallsFeedReadinessAndItsGauges) {
   EXPECT_EQ(lines_with("dependency up").size(), 1u) << "only the dependency that changed";
 
   const Error timeout{.code = "TimeoutAfterSend"};
-  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Claim, timeout);
+  telemetry_.charges.store_failed(charge_, idempotency::StoreOperation::Claim, timeout);
   EXPECT_TRUE(readiness_.ready()) << "one failed store call is within the grace";
-  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Release, timeout);
+  telemetry_.charges.store_failed(charge_, idempotency::StoreOperation::Release, timeout);
   EXPECT_FALSE(readiness_.ready()) << "two in a row, of any operation, say the store is down";
   EXPECT_THAT(metrics_.render(), HasSubstr(R"(ic_dependency_up{dependency="store"} 0)"));
-  telemetry_.charges.fenced(charge_, idem::StoreOperation::Complete, "token-a");
+  telemetry_.charges.fenced(charge_, idempotency::StoreOperation::Complete, "token-a");
   EXPECT_TRUE(readiness_.ready()) << "a refused write is still an answer";
 }
 
@@ -103,7 +105,7 @@ TEST_F(TelemetryTest, AThreadExceptionIsCountedByThreadAndLoggedOnce) {
 }
 
 TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbiguity) {
-  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Claim,
+  telemetry_.charges.store_failed(charge_, idempotency::StoreOperation::Claim,
                                   {.error_class = ErrorClass::Retryable,
                                    .code = "TimeoutAfterSend",
                                    .message = "timed out",
@@ -118,7 +120,7 @@ TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbigu
   EXPECT_EQ(line["detail"], "timed out");
   EXPECT_EQ(line["ambiguous"], true);
 
-  telemetry_.charges.store_failed(charge_, idem::StoreOperation::Release,
+  telemetry_.charges.store_failed(charge_, idempotency::StoreOperation::Release,
                                   {.error_class = ErrorClass::Throttling, .code = "Throttled"});
   EXPECT_THAT(metrics_.render(),
               HasSubstr(R"(ic_store_errors_total{operation="release",kind="throttling"} 1)"));
@@ -126,8 +128,8 @@ TEST_F(TelemetryTest, AStoreFailureIsLabelledByOperationAndClassAndLogsTheAmbigu
 }
 
 TEST_F(TelemetryTest, FencedWritesAreLabelledByOperation) {
-  telemetry_.charges.fenced(charge_, idem::StoreOperation::Complete, "token-a");
-  telemetry_.charges.fenced(charge_, idem::StoreOperation::Fail, "token-b");
+  telemetry_.charges.fenced(charge_, idempotency::StoreOperation::Complete, "token-a");
+  telemetry_.charges.fenced(charge_, idempotency::StoreOperation::Fail, "token-b");
   const std::string text = metrics_.render();
   EXPECT_THAT(text, HasSubstr(R"(ic_fenced_total{operation="complete"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(ic_fenced_total{operation="fail"} 1)"));
@@ -136,7 +138,7 @@ TEST_F(TelemetryTest, FencedWritesAreLabelledByOperation) {
 }
 
 TEST_F(TelemetryTest, AClaimAndTheFinalWriteNameTheClaimTokenAndLease) {
-  idem::ClaimResult acquired{.outcome = idem::ClaimOutcome::Acquired};
+  idempotency::ClaimResult acquired{.outcome = idempotency::ClaimOutcome::Acquired};
   acquired.record.claim_token = "token-a";
   acquired.record.lease_until = Instant{Millis{1'700'000'060'000}};
   acquired.record.fence = 2;
@@ -147,7 +149,7 @@ TEST_F(TelemetryTest, AClaimAndTheFinalWriteNameTheClaimTokenAndLease) {
   EXPECT_EQ(line["leaseUntil"], 1'700'000'060'000);
   EXPECT_EQ(line["fence"], 2);
 
-  telemetry_.charges.recorded(charge_, idem::StoreOperation::Complete, "token-a");
+  telemetry_.charges.recorded(charge_, idempotency::StoreOperation::Complete, "token-a");
   line = last_line();
   EXPECT_EQ(line["msg"], "recorded");
   EXPECT_EQ(line["claimToken"], "token-a");
@@ -156,8 +158,8 @@ TEST_F(TelemetryTest, AClaimAndTheFinalWriteNameTheClaimTokenAndLease) {
 
 TEST_F(TelemetryTest, AMisconfiguredDebitIsCountedApartFromAnUnavailableBank) {
   telemetry_.charges.debit_finished(charge_,
-                                    charge::DebitUnavailable{"bank unavailable: HTTP 503"});
-  telemetry_.charges.debit_finished(charge_, charge::DebitMisconfigured{"bank answered HTTP 400"});
+                                    domain::DebitUnavailable{"bank unavailable: HTTP 503"});
+  telemetry_.charges.debit_finished(charge_, domain::DebitMisconfigured{"bank answered HTTP 400"});
   const std::string text = metrics_.render();
   EXPECT_THAT(text, HasSubstr(R"(ic_debits_total{result="unavailable"} 1)"));
   EXPECT_THAT(text, HasSubstr(R"(ic_debits_total{result="misconfigured"} 1)"));
@@ -203,12 +205,12 @@ TEST_F(TelemetryTest, ADeadLetterIsLoggedWithTheMessageAndTheDecision) {
 }
 
 TEST(StoreOperation, NamesAreTheMetricLabelValues) {
-  EXPECT_EQ(idem::to_string(idem::StoreOperation::Claim), "claim");
-  EXPECT_EQ(idem::to_string(idem::StoreOperation::Complete), "complete");
-  EXPECT_EQ(idem::to_string(idem::StoreOperation::Fail), "fail");
-  EXPECT_EQ(idem::to_string(idem::StoreOperation::Extend), "extend");
-  EXPECT_EQ(idem::to_string(idem::StoreOperation::Release), "release");
-  EXPECT_EQ(idem::to_string(idem::StoreOperation::Get), "get");
+  EXPECT_EQ(idempotency::to_string(idempotency::StoreOperation::Claim), "claim");
+  EXPECT_EQ(idempotency::to_string(idempotency::StoreOperation::Complete), "complete");
+  EXPECT_EQ(idempotency::to_string(idempotency::StoreOperation::Fail), "fail");
+  EXPECT_EQ(idempotency::to_string(idempotency::StoreOperation::Extend), "extend");
+  EXPECT_EQ(idempotency::to_string(idempotency::StoreOperation::Release), "release");
+  EXPECT_EQ(idempotency::to_string(idempotency::StoreOperation::Get), "get");
 }
 
 }  // namespace

@@ -22,12 +22,12 @@ class BankPacerTest : public ::testing::Test {
   FakeBank bank;
   AimdLimit limit{{.min = 1, .max = 8, .slow_call = 2000ms}, clock};
   LimitSeen seen;
-  const charge::Charge charge = make_charge();
+  const domain::Charge charge = make_charge();
 };
 
 TEST_F(BankPacerTest, PassesTheDebitThroughAndReportsTheLimit) {
   application::BankPacer pacer(bank, limit, nullptr, clock, waiter, &seen);
-  EXPECT_TRUE(std::holds_alternative<charge::Debited>(pacer.debit(charge, "k1")));
+  EXPECT_TRUE(std::holds_alternative<domain::Debited>(pacer.debit(charge, "k1")));
   EXPECT_EQ(bank.calls(), 1);
   ASSERT_FALSE(seen.seen.empty());
   EXPECT_EQ(seen.seen.front(), std::pair(8, 1)) << "in flight during the call";
@@ -36,14 +36,14 @@ TEST_F(BankPacerTest, PassesTheDebitThroughAndReportsTheLimit) {
 
 TEST_F(BankPacerTest, AnUnavailableBankShrinksTheLimit) {
   application::BankPacer pacer(bank, limit, nullptr, clock, waiter);
-  bank.script(charge.id.value(), {charge::DebitUnavailable{"HTTP 503"}});
+  bank.script(charge.id.value(), {domain::DebitUnavailable{"HTTP 503"}});
   (void)pacer.debit(charge, "k1");
   EXPECT_EQ(limit.limit(), 6);
 }
 
 TEST_F(BankPacerTest, ASlowBankShrinksTheLimit) {
   application::BankPacer pacer(bank, limit, nullptr, clock, waiter);
-  bank.before_debit = [&](const charge::Charge&) { clock.advance(2500ms); };
+  bank.before_debit = [&](const domain::Charge&) { clock.advance(2500ms); };
   (void)pacer.debit(charge, "k1");
   EXPECT_EQ(limit.limit(), 6);
 }
@@ -63,7 +63,7 @@ TEST_F(BankPacerTest, AStopWhileWaitingForASlotSendsNothing) {
   application::BankPacer pacer(bank, full, nullptr, clock, waiter);
   waiter.request_stop();
   const auto result = pacer.debit(charge, "k1");
-  ASSERT_TRUE(std::holds_alternative<charge::DebitUnavailable>(result));
+  ASSERT_TRUE(std::holds_alternative<domain::DebitUnavailable>(result));
   EXPECT_EQ(bank.calls(), 0);
 }
 
@@ -73,7 +73,7 @@ TEST_F(BankPacerTest, ARampHoldsCallersUntilItGrows) {
   ASSERT_TRUE(ramped.try_acquire());  // the ramp's one slot is taken
   application::BankPacer pacer(bank, ramped, nullptr, clock, waiter);
   const Instant start = clock.now();
-  EXPECT_TRUE(std::holds_alternative<charge::Debited>(pacer.debit(charge, "k1")));
+  EXPECT_TRUE(std::holds_alternative<domain::Debited>(pacer.debit(charge, "k1")));
   EXPECT_GE(clock.now() - start, 250ms) << "waited until the ramp allowed a second call";
 }
 

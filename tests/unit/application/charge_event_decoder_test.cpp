@@ -28,10 +28,10 @@ std::string with_field(const std::string& field, const std::string& raw) {
   return event.dump();
 }
 
-charge::ValidationError refusal(const std::string& body) {
+domain::ValidationError refusal(const std::string& body) {
   auto decoded = decode_charge_due_event(body);
   EXPECT_FALSE(decoded.has_value()) << "accepted: " << body.substr(0, 200);
-  return decoded.has_value() ? charge::ValidationError{} : decoded.error();
+  return decoded.has_value() ? domain::ValidationError{} : decoded.error();
 }
 
 TEST(ChargeEventDecoder, DecodesTheDocumentedExample) {
@@ -66,7 +66,7 @@ class FieldRule : public ::testing::TestWithParam<std::pair<const std::string, R
 
 TEST_P(FieldRule, IsRefusedNamingFieldAndRule) {
   const Rule& rule = GetParam().second;
-  const charge::ValidationError error = refusal(with_field(rule.field, rule.raw));
+  const domain::ValidationError error = refusal(with_field(rule.field, rule.raw));
   EXPECT_EQ(error.field, rule.field);
   EXPECT_THAT(error.rule, HasSubstr(rule.expected_rule));
 }
@@ -121,7 +121,7 @@ TEST(ChargeEventDecoder, RefusesANonObjectBody) {
 
 TEST(ChargeEventDecoder, RefusesAKeyGivenTwice) {
   const std::string twice = kValid.substr(0, kValid.size() - 1) + R"(,"amountMinor":1})";
-  const charge::ValidationError error = refusal(twice);
+  const domain::ValidationError error = refusal(twice);
   EXPECT_EQ(error.field, "amountMinor");
   EXPECT_THAT(error.rule, HasSubstr("more than once"));
 }
@@ -130,13 +130,13 @@ TEST(ChargeEventDecoder, RefusesAKeyGivenTwice) {
 // must reach failureDetail (and the log line) bounded and escaped.
 TEST(ChargeEventDecoder, NamesAHostileRepeatedKeyBoundedAndEscaped) {
   const std::string long_key(200'000, 'k');
-  const charge::ValidationError huge =
+  const domain::ValidationError huge =
       refusal(R"({")" + long_key + R"(":1,")" + long_key + R"(":2})");
   EXPECT_EQ(huge.field, std::string(61, 'k') + "...");
   EXPECT_THAT(huge.rule, HasSubstr("more than once"));
 
   // JSON escapes: the parser hands the key over with the raw U+0001 and ESC in it.
-  const charge::ValidationError control = refusal(R"({"\u0001\u001b[31m":1,"\u0001\u001b[31m":2})");
+  const domain::ValidationError control = refusal(R"({"\u0001\u001b[31m":1,"\u0001\u001b[31m":2})");
   EXPECT_EQ(control.field, "\\u0001\\u001b[31m");
 }
 
@@ -148,7 +148,7 @@ TEST(ChargeEventDecoder, RefusesRepeatedKeysInNestedObjectsToo) {
 TEST(ChargeEventDecoder, RefusesBodiesOverOneMebibyte) {
   const std::string padding(kMaxBodyBytes, ' ');
   const std::string body = kValid.substr(0, kValid.size() - 1) + padding + "}";
-  const charge::ValidationError error = refusal(body);
+  const domain::ValidationError error = refusal(body);
   EXPECT_EQ(error.field, "body");
   EXPECT_THAT(error.rule, HasSubstr("at most 1048576 bytes"));
 }
@@ -171,7 +171,7 @@ TEST(ChargeEventDecoder, RefusesDeepNestingWithoutRecursing) {
 }
 
 TEST(ChargeEventDecoder, ErrorDetailNeverEchoesTheInput) {
-  const charge::ValidationError error = refusal("{\"secret-token-xyz\" 1}");
+  const domain::ValidationError error = refusal("{\"secret-token-xyz\" 1}");
   EXPECT_THAT(error.detail(), ::testing::Not(HasSubstr("secret-token-xyz")));
 }
 

@@ -39,7 +39,7 @@ TEST_F(HandlerTest, InvalidBodyIsDeadLetteredWithoutClaiming) {
   const consumer::Disposition d = handler.handle(R"({"schemaVersion":1})", 1, heartbeat);
   const auto* dead = std::get_if<consumer::DeadLetter>(&d);
   ASSERT_NE(dead, nullptr);
-  EXPECT_EQ(dead->reason, charge::dlq_reason::kInvalidMessage);
+  EXPECT_EQ(dead->reason, domain::dlq_reason::kInvalidMessage);
   EXPECT_EQ(dead->detail, "chargeId: is required");
   EXPECT_EQ(bank.calls(), 0);
 }
@@ -68,7 +68,7 @@ TEST_F(HandlerTest, SameChargeIdWithAnotherAmountIsAPayloadMismatch) {
   changed.replace(changed.find("2500"), 4, "9900");
   const consumer::Disposition d = handler.handle(changed, 1, heartbeat);
   ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(d));
-  EXPECT_EQ(std::get<consumer::DeadLetter>(d).reason, charge::dlq_reason::kPayloadMismatch);
+  EXPECT_EQ(std::get<consumer::DeadLetter>(d).reason, domain::dlq_reason::kPayloadMismatch);
   EXPECT_EQ(bank.calls(), 1);
 }
 

@@ -15,8 +15,8 @@ TEST_F(ServiceFixture, FirstDeliveryDebitsNotifiesRecordsDoneAndAcks) {
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(bank.calls_for("CHG-20261130-000123"), 1);
   EXPECT_THAT(notifier.keys(), ::testing::ElementsAre("CHG-20261130-000123:notify"));
-  const idem::ClaimRecord r = record();
-  EXPECT_EQ(r.state, idem::ClaimState::Done);
+  const idempotency::ClaimRecord r = record();
+  EXPECT_EQ(r.state, idempotency::ClaimState::Done);
   EXPECT_EQ(r.status, "DEBITED");
   EXPECT_EQ(r.result_ref, "DBT-CHG-20261130-000123");
   EXPECT_EQ(r.owner, "test-worker");
@@ -33,7 +33,7 @@ TEST_F(ServiceFixture, DuplicateOfADoneChargeIsAckedWithoutDebit) {
 
 TEST_F(ServiceFixture, InFlightDuplicateIsNotAckedAndReturnsWhenTheLeaseEnds) {
   consumer::Disposition duplicate;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(10s);
     duplicate = deliver(charge);
@@ -56,8 +56,8 @@ TEST_F(ServiceFixture, CrashedClaimIsReclaimedAfterTheLeaseAndTheBankReplaysTheD
                         .now = clock.now(),
                         .lease = kLease})
                 ->outcome,
-            idem::ClaimOutcome::Acquired);
-  ASSERT_TRUE(std::holds_alternative<charge::Debited>(bank.debit(charge, charge.id.value())));
+            idempotency::ClaimOutcome::Acquired);
+  ASSERT_TRUE(std::holds_alternative<domain::Debited>(bank.debit(charge, charge.id.value())));
 
   EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)))
       << "the dead worker's lease is still live";
@@ -66,33 +66,33 @@ TEST_F(ServiceFixture, CrashedClaimIsReclaimedAfterTheLeaseAndTheBankReplaysTheD
 
   EXPECT_EQ(bank.calls_for(charge.id.value()), 2) << "debit called again with the same key";
   EXPECT_EQ(bank.money_movements(), 1u) << "the bank moved money once";
-  const idem::ClaimRecord r = record();
-  EXPECT_EQ(r.state, idem::ClaimState::Done);
+  const idempotency::ClaimRecord r = record();
+  EXPECT_EQ(r.state, idempotency::ClaimState::Done);
   EXPECT_EQ(r.fence, 2);
   EXPECT_EQ(r.result_ref, "DBT-CHG-20261130-000123") << "the original debitId is recorded";
 }
 
 TEST_F(ServiceFixture, PermanentBankFailureRecordsFailedAndDeadLetters) {
-  bank.script(charge.id.value(), {charge::DebitRejected{"INSUFFICIENT_FUNDS"}});
+  bank.script(charge.id.value(), {domain::DebitRejected{"INSUFFICIENT_FUNDS"}});
   ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(deliver(charge)));
   const consumer::Disposition d = deliver(charge);  // a redelivery of the same message
-  const idem::ClaimRecord r = record();
-  EXPECT_EQ(r.state, idem::ClaimState::Failed);
+  const idempotency::ClaimRecord r = record();
+  EXPECT_EQ(r.state, idempotency::ClaimState::Failed);
   EXPECT_EQ(r.status, "FAILED_PERMANENT");
   EXPECT_EQ(r.failure_reason, "INSUFFICIENT_FUNDS");
   const auto* again = std::get_if<consumer::DeadLetter>(&d);
   ASSERT_NE(again, nullptr);
-  EXPECT_EQ(again->reason, charge::dlq_reason::kPreviouslyFailed);
+  EXPECT_EQ(again->reason, domain::dlq_reason::kPreviouslyFailed);
   EXPECT_THAT(again->detail, HasSubstr("INSUFFICIENT_FUNDS"));
   EXPECT_EQ(bank.calls(), 1) << "a FAILED charge is never debited again";
 }
 
 TEST_F(ServiceFixture, PermanentFailureDeadLetterNamesTheReasonAndTheCharge) {
-  bank.script(charge.id.value(), {charge::DebitRejected{"ACCOUNT_CLOSED"}});
+  bank.script(charge.id.value(), {domain::DebitRejected{"ACCOUNT_CLOSED"}});
   const consumer::Disposition d = deliver(charge);
   const auto* dead = std::get_if<consumer::DeadLetter>(&d);
   ASSERT_NE(dead, nullptr);
-  EXPECT_EQ(dead->reason, charge::dlq_reason::kPermanentDebitFailure);
+  EXPECT_EQ(dead->reason, domain::dlq_reason::kPermanentDebitFailure);
   EXPECT_THAT(dead->detail, HasSubstr("ACCOUNT_CLOSED"));
   EXPECT_EQ(dead->key, charge.id.value());
 }
@@ -101,7 +101,7 @@ TEST_F(ServiceFixture, NotificationFailureIsRecordedAndNeverRedebits) {
   notifier.fail_all();
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(record().status, "DEBITED_NOTIFICATION_FAILED");
-  EXPECT_EQ(record().state, idem::ClaimState::Done);
+  EXPECT_EQ(record().state, idempotency::ClaimState::Done);
   clock.advance(2 * kLease);
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(bank.calls(), 1);
@@ -109,7 +109,7 @@ TEST_F(ServiceFixture, NotificationFailureIsRecordedAndNeverRedebits) {
 
 TEST_F(ServiceFixture, StaleHolderIsFencedAndDoesNotAck) {
   consumer::Disposition second;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;  // only the first (slow) worker pauses here
     clock.advance(kLease + 1ms);  // its lease runs out mid-debit
     second = deliver(charge);     // the redelivery reclaims and finishes
@@ -121,7 +121,7 @@ TEST_F(ServiceFixture, StaleHolderIsFencedAndDoesNotAck) {
   ASSERT_NE(retry, nullptr) << "a fenced completion must not ack";
   EXPECT_EQ(retry->reason, "fenced");
   EXPECT_EQ(observer.fenced_count, 1);
-  const idem::ClaimRecord r = record();
+  const idempotency::ClaimRecord r = record();
   EXPECT_EQ(r.claim_token, "token-2") << "the final record is the second holder's";
   EXPECT_EQ(r.fence, 2);
   EXPECT_EQ(bank.money_movements(), 1u);
@@ -132,25 +132,25 @@ TEST_F(ServiceFixture, DifferentPayloadForTheSameChargeIsDeadLetteredWithoutDebi
   const consumer::Disposition d = deliver(make_charge("CHG-20261130-000123", 9900), "hash-2");
   const auto* dead = std::get_if<consumer::DeadLetter>(&d);
   ASSERT_NE(dead, nullptr);
-  EXPECT_EQ(dead->reason, charge::dlq_reason::kPayloadMismatch);
+  EXPECT_EQ(dead->reason, domain::dlq_reason::kPayloadMismatch);
   EXPECT_THAT(dead->detail, HasSubstr("hash-1"));
   EXPECT_EQ(bank.calls(), 1);
 }
 
 TEST_F(ServiceFixture, PayloadMismatchWhileInProgressIsDeadLetteredToo) {
   consumer::Disposition other;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     other = deliver(make_charge("CHG-20261130-000123", 1), "hash-2");
   };
   EXPECT_TRUE(is_ack(deliver(charge, "hash-1")));
   ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(other));
-  EXPECT_EQ(std::get<consumer::DeadLetter>(other).reason, charge::dlq_reason::kPayloadMismatch);
+  EXPECT_EQ(std::get<consumer::DeadLetter>(other).reason, domain::dlq_reason::kPayloadMismatch);
   EXPECT_EQ(bank.calls(), 1);
 }
 
 TEST_F(ServiceFixture, TransientDebitFailureReleasesAndTheNextDeliveryReclaimsAtOnce) {
-  bank.script(charge.id.value(), {charge::DebitUnavailable{"503"}});
+  bank.script(charge.id.value(), {domain::DebitUnavailable{"503"}});
   const consumer::Disposition d = deliver(charge, "hash-1", 3);
   const auto* retry = std::get_if<consumer::RetryLater>(&d);
   ASSERT_NE(retry, nullptr);
@@ -165,20 +165,20 @@ TEST_F(ServiceFixture, TransientDebitFailureReleasesAndTheNextDeliveryReclaimsAt
 // docs/design.md §5: our request or configuration is wrong, not the charge, so it is never
 // recorded FAILED; it is given back and retried like an unavailable bank.
 TEST_F(ServiceFixture, MisconfiguredDebitIsNeverFinalAndReleasesLikeATransientFailure) {
-  bank.script(charge.id.value(), {charge::DebitMisconfigured{"bank answered HTTP 400"}});
+  bank.script(charge.id.value(), {domain::DebitMisconfigured{"bank answered HTTP 400"}});
   const consumer::Disposition d = deliver(charge, "hash-1", 3);
   const auto* retry = std::get_if<consumer::RetryLater>(&d);
   ASSERT_NE(retry, nullptr);
   EXPECT_EQ(retry->reason, "debit_unavailable");
   EXPECT_EQ(retry->after, service.transient_backoff(3));
-  EXPECT_EQ(record().state, idem::ClaimState::InProgress) << "never recorded FAILED";
+  EXPECT_EQ(record().state, idempotency::ClaimState::InProgress) << "never recorded FAILED";
   EXPECT_EQ(record().lease_until, Instant{}) << "the claim is given back";
   EXPECT_TRUE(is_ack(deliver(charge))) << "after the fix, the next delivery debits";
   EXPECT_EQ(bank.money_movements(), 1u);
 }
 
 TEST_F(ServiceFixture, StoreUnavailableOnClaimIsANoAckWithoutEffects) {
-  store.inject(idem::StoreOperation::Claim, FaultInjectingStore::Fault::FailBeforeWrite);
+  store.inject(idempotency::StoreOperation::Claim, FaultInjectingStore::Fault::FailBeforeWrite);
   const consumer::Disposition d = deliver(charge);
   ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(d));
   EXPECT_EQ(std::get<consumer::RetryLater>(d).reason, "store_unavailable");
@@ -187,14 +187,14 @@ TEST_F(ServiceFixture, StoreUnavailableOnClaimIsANoAckWithoutEffects) {
 }
 
 TEST_F(ServiceFixture, LostCompletionResponseIsANoAckAndTheRedeliveryFindsDone) {
-  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
+  store.inject(idempotency::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
   EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)));
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(bank.calls(), 1);
 }
 
 TEST_F(ServiceFixture, CompletionFailureLeavesTheClaimForReclaimAfterTheLease) {
-  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
+  store.inject(idempotency::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
   const consumer::Disposition d = deliver(charge);
   ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(d));
   EXPECT_EQ(std::get<consumer::RetryLater>(d).after, kLease);
@@ -206,7 +206,7 @@ TEST_F(ServiceFixture, CompletionFailureLeavesTheClaimForReclaimAfterTheLease) {
 
 TEST_F(ServiceFixture, HeartbeatKeepsALongEffectsClaimAndStopsBeforeTheFinalWrite) {
   consumer::Disposition duplicate;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(kLease / 2);
     EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Extended) << "the holder can extend";
@@ -214,8 +214,9 @@ TEST_F(ServiceFixture, HeartbeatKeepsALongEffectsClaimAndStopsBeforeTheFinalWrit
     duplicate = deliver(charge);
   };
   bool running_at_final_write = true;
-  store.before = [&](idem::StoreOperation operation) {
-    if (operation == idem::StoreOperation::Complete) running_at_final_write = heartbeat.running();
+  store.before = [&](idempotency::StoreOperation operation) {
+    if (operation == idempotency::StoreOperation::Complete)
+      running_at_final_write = heartbeat.running();
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
   ASSERT_TRUE(std::holds_alternative<consumer::RetryLater>(duplicate));
@@ -227,7 +228,7 @@ TEST_F(ServiceFixture, HeartbeatKeepsALongEffectsClaimAndStopsBeforeTheFinalWrit
 }
 
 TEST_F(ServiceFixture, HeartbeatReportsLossOfTheClaim) {
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(kLease + 1ms);
     ASSERT_EQ(store
@@ -238,7 +239,7 @@ TEST_F(ServiceFixture, HeartbeatReportsLossOfTheClaim) {
                           .now = clock.now(),
                           .lease = kLease})
                   ->outcome,
-              idem::ClaimOutcome::Acquired);
+              idempotency::ClaimOutcome::Acquired);
     EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Lost)
         << "extension must fail once fenced";
   };
@@ -248,10 +249,10 @@ TEST_F(ServiceFixture, HeartbeatReportsLossOfTheClaim) {
 // A throttled or timed-out extension does not cost the claim: the holder still holds it until
 // its lease ends, and the next extension succeeds.
 TEST_F(ServiceFixture, AnUnansweredExtensionIsReportedAndTheNextOneExtends) {
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(kLease / 2);
-    store.inject(idem::StoreOperation::Extend, FaultInjectingStore::Fault::FailBeforeWrite);
+    store.inject(idempotency::StoreOperation::Extend, FaultInjectingStore::Fault::FailBeforeWrite);
     EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Unanswered);
     EXPECT_EQ(observer.store_failures.load(), 1) << "the failed extension is reported";
     clock.advance(kLease / 8);
@@ -281,7 +282,7 @@ TEST_F(ServiceFixture, KeyPrefixIsApplied) {
       store, bank, notifier, clock, tokens, observer,
       {.lease = kLease, .owner = "w", .key_prefix = "finedge#"});
   EXPECT_TRUE(is_ack(prefixed.handle({.charge = charge, .payload_hash = "h"}, heartbeat)));
-  EXPECT_EQ(record("finedge#CHG-20261130-000123").state, idem::ClaimState::Done);
+  EXPECT_EQ(record("finedge#CHG-20261130-000123").state, idempotency::ClaimState::Done);
   EXPECT_EQ(bank.calls_for("CHG-20261130-000123"), 1) << "the bank key is the bare chargeId";
 }
 

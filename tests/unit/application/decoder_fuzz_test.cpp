@@ -103,10 +103,10 @@ TEST(DecoderFuzz, TwelveThousandMutatedBodiesNeverCrashAndAcceptOnlyValidCharges
       continue;
     }
     ++accepted;
-    ASSERT_TRUE(charge::ChargeId::parse(decoded->id.value())) << body;
-    ASSERT_TRUE(charge::AccountId::parse(decoded->account.value())) << body;
-    ASSERT_TRUE(charge::Money::of(decoded->amount.amount_minor(), decoded->amount.currency()));
-    ASSERT_TRUE(charge::DueDate::parse(decoded->due.iso())) << body;
+    ASSERT_TRUE(domain::ChargeId::parse(decoded->id.value())) << body;
+    ASSERT_TRUE(domain::AccountId::parse(decoded->account.value())) << body;
+    ASSERT_TRUE(domain::Money::of(decoded->amount.amount_minor(), decoded->amount.currency()));
+    ASSERT_TRUE(domain::DueDate::parse(decoded->due.iso())) << body;
   }
   EXPECT_EQ(accepted + refused, 12'000);
   EXPECT_GT(refused, 6'000) << "the mutator must actually produce hostile input";

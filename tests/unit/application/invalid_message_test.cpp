@@ -65,7 +65,7 @@ TEST(InvalidMessage, TheDeadLetterCarriesTheChargeIdWhenItParsed) {
       heartbeat);
   const auto* dead = std::get_if<consumer::DeadLetter>(&named);
   ASSERT_NE(dead, nullptr);
-  EXPECT_EQ(dead->reason, charge::dlq_reason::kInvalidMessage);
+  EXPECT_EQ(dead->reason, domain::dlq_reason::kInvalidMessage);
   EXPECT_EQ(dead->key, "CHG-5");
   const consumer::Disposition unnamed = handler.handle("{", 1, heartbeat);
   ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(unnamed));

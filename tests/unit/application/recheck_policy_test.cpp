@@ -72,13 +72,13 @@ namespace {
 
 TEST_F(ServiceFixture, InFlightDuplicateIsReCheckedSoonOnceEffectTimesAreKnown) {
   for (int i = 0; i < static_cast<int>(application::EffectDurations::kMinSamples); ++i) {
-    bank.before_debit = [&](const charge::Charge&) { clock.advance(30ms); };
+    bank.before_debit = [&](const domain::Charge&) { clock.advance(30ms); };
     ASSERT_TRUE(
         is_ack(deliver(make_charge(std::string("CHG-20261130-90000").append(std::to_string(i))))));
   }
   consumer::Disposition duplicate, recheck;
   bool copied = false;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     if (std::exchange(copied, true)) return;
     duplicate = deliver(charge);
     clock.advance(application::kMinRecheck);

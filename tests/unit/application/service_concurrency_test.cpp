@@ -29,14 +29,14 @@ TEST_F(ServiceConcurrency, FiftyThreadsDeliveringOneChargeDebitOnce) {
   }
   workers.clear();
   EXPECT_EQ(bank.calls(), 1);
-  EXPECT_EQ(record().state, idem::ClaimState::Done);
+  EXPECT_EQ(record().state, idempotency::ClaimState::Done);
   EXPECT_GE(acked, 1);
   EXPECT_EQ(acked + deferred, kThreads) << "every copy got a definite answer";
 }
 
 TEST_F(ServiceConcurrency, ThousandChargesTimesFourCopiesOnSixteenThreadsDebitEachOnce) {
   constexpr int kCharges = 1000, kCopies = 4, kThreads = 16;
-  std::vector<charge::Charge> charges;
+  std::vector<domain::Charge> charges;
   for (int i = 0; i < kCharges; ++i) charges.push_back(make_charge("CHG-" + std::to_string(i)));
   std::atomic<int> next{0};
   std::vector<std::jthread> workers;
@@ -45,7 +45,7 @@ TEST_F(ServiceConcurrency, ThousandChargesTimesFourCopiesOnSixteenThreadsDebitEa
       NoHeartbeat no_heartbeat;
       // Copies of one charge are adjacent, so several threads race on the same key.
       for (int i = next++; i < kCharges * kCopies; i = next++) {
-        const charge::Charge& c = charges[static_cast<std::size_t>(i / kCopies)];
+        const domain::Charge& c = charges[static_cast<std::size_t>(i / kCopies)];
         // A deferred copy (its twin held the lease) comes back until the charge is final.
         while (!is_ack(service.handle({.charge = c, .payload_hash = "h"}, no_heartbeat))) {
           std::this_thread::yield();
@@ -56,7 +56,8 @@ TEST_F(ServiceConcurrency, ThousandChargesTimesFourCopiesOnSixteenThreadsDebitEa
   workers.clear();
   EXPECT_EQ(bank.calls(), kCharges);
   EXPECT_EQ(bank.money_movements(), static_cast<std::size_t>(kCharges));
-  for (const auto& c : charges) ASSERT_EQ(record(c.id.value()).state, idem::ClaimState::Done);
+  for (const auto& c : charges)
+    ASSERT_EQ(record(c.id.value()).state, idempotency::ClaimState::Done);
 }
 
 }  // namespace

@@ -19,13 +19,13 @@ using consumer::RetryLater;
 class ServiceOutageTest : public ServiceFixture {
  protected:
   ServiceOutageTest() {
-    store.before = [this](idem::StoreOperation operation) {
-      if (operation == idem::StoreOperation::Claim) ++claims;
+    store.before = [this](idempotency::StoreOperation operation) {
+      if (operation == idempotency::StoreOperation::Claim) ++claims;
     };
   }
 
-  static charge::DebitResult unavailable(std::optional<Millis> retry_after = std::nullopt) {
-    return charge::DebitUnavailable{.detail = "HTTP 503", .retry_after = retry_after};
+  static domain::DebitResult unavailable(std::optional<Millis> retry_after = std::nullopt) {
+    return domain::DebitUnavailable{.detail = "HTTP 503", .retry_after = retry_after};
   }
   RetryLater retry_of(const consumer::Disposition& d) {
     const auto* retry = std::get_if<RetryLater>(&d);
@@ -41,7 +41,8 @@ class ServiceOutageTest : public ServiceFixture {
     ASSERT_EQ(circuits.circuit(Dependency::Debit).state(), CircuitState::Open);
   }
   void open_store() {
-    store.inject(idem::StoreOperation::Claim, FaultInjectingStore::Fault::FailBeforeWrite, 2);
+    store.inject(idempotency::StoreOperation::Claim, FaultInjectingStore::Fault::FailBeforeWrite,
+                 2);
     for (const char* id : {"CHG-20261130-000901", "CHG-20261130-000902"}) {
       EXPECT_EQ(retry_of(deliver(make_charge(id))).reason, "store_unavailable");
     }
@@ -60,7 +61,7 @@ class ServiceOutageTest : public ServiceFixture {
       &circuits};
   int claims = 0;
 
-  consumer::Disposition deliver(const charge::Charge& c, int receive_count = 1) {
+  consumer::Disposition deliver(const domain::Charge& c, int receive_count = 1) {
     return guarded.handle({.charge = c, .payload_hash = "hash-1", .receive_count = receive_count},
                           heartbeat);
   }
@@ -95,8 +96,8 @@ TEST_F(ServiceOutageTest, TheFailedDebitThatOpensTheCircuitComesBackWithTheProbe
 TEST_F(ServiceOutageTest, RejectionsAndMisconfigurationNeverOpenTheDebitCircuit) {
   for (int i = 0; i < 6; ++i) {
     const std::string id = "CHG-20261130-00099" + std::to_string(i);
-    bank.script(id, {i % 2 == 0 ? charge::DebitResult{charge::DebitRejected{"ACCOUNT_CLOSED"}}
-                                : charge::DebitResult{charge::DebitMisconfigured{"HTTP 400"}}});
+    bank.script(id, {i % 2 == 0 ? domain::DebitResult{domain::DebitRejected{"ACCOUNT_CLOSED"}}
+                                : domain::DebitResult{domain::DebitMisconfigured{"HTTP 400"}}});
     (void)deliver(make_charge(id));
   }
   EXPECT_EQ(circuits.circuit(Dependency::Debit).state(), CircuitState::Closed);
@@ -124,7 +125,7 @@ TEST_F(ServiceOutageTest, WhileTheProbeIsHeldOtherMessagesAreParked) {
   clock.advance(1s);
   consumer::Disposition other;
   bank.script(charge.id.value(), {unavailable()});
-  bank.before_debit = [&](const charge::Charge& c) {
+  bank.before_debit = [&](const domain::Charge& c) {
     if (c.id.value() != charge.id.value()) return;
     bank.before_debit = nullptr;
     other = deliver(make_charge("CHG-20261130-000777"));
@@ -151,7 +152,7 @@ TEST_F(ServiceOutageTest, AStopWhileHoldingGivesTheMessageBackOnTheProbeSchedule
 TEST_F(ServiceOutageTest, RetryAfterHoldsEveryDebitOfTheProcessBack) {
   bank.script(charge.id.value(), {unavailable(6s)});
   EXPECT_GE(retry_of(deliver(charge)).after, 6s);
-  const charge::Charge other = make_charge("CHG-20261130-000555");
+  const domain::Charge other = make_charge("CHG-20261130-000555");
   clock.advance(2s);
   const RetryLater held = retry_of(deliver(other));
   EXPECT_EQ(held.after, 4s) << "the rest of the bank's pause";
@@ -197,7 +198,7 @@ TEST_F(ServiceOutageTest, TheStoreProbesMessageIsHeldByItsVisibilityAlone) {
   open_store();
   const int starts_before = heartbeat.starts;
   clock.advance(1s);
-  store.inject(idem::StoreOperation::Claim, FaultInjectingStore::Fault::FailBeforeWrite, 2);
+  store.inject(idempotency::StoreOperation::Claim, FaultInjectingStore::Fault::FailBeforeWrite, 2);
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(record().status, "DEBITED");
   EXPECT_EQ(waiter.waits().size(), 2u) << "two failed probes, each waited out";

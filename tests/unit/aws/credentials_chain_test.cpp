@@ -1,5 +1,5 @@
 // The provider chain: SDK order, sticky provider, caching, refresh before expiry, errors.
-#include "aws/credentials_chain.hpp"
+#include "aws/credentials/credentials_chain.hpp"
 
 #include <gtest/gtest.h>
 

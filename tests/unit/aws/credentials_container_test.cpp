@@ -1,6 +1,6 @@
 // Container (ECS / EKS Pod Identity) provider against a local fake agent, through the real
 // curl transport.
-#include "aws/credentials_container.hpp"
+#include "aws/credentials/credentials_container.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 // Environment and shared-file providers, the INI parser and region resolution.
 #include <gtest/gtest.h>
 
-#include "aws/credentials_env.hpp"
-#include "aws/credentials_ini.hpp"
-#include "aws/credentials_profile.hpp"
+#include "aws/credentials/credentials_env.hpp"
+#include "aws/credentials/credentials_ini.hpp"
+#include "aws/credentials/credentials_profile.hpp"
 #include "testing/aws_env.hpp"
 
 namespace ic::aws {

@@ -1,5 +1,5 @@
 // IMDSv2 provider against a local fake metadata service, through the real curl transport.
-#include "aws/credentials_imds.hpp"
+#include "aws/credentials/credentials_imds.hpp"
 
 #include <gtest/gtest.h>
 

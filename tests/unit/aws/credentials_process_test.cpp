@@ -1,6 +1,6 @@
 // credential_process: the command-line splitter (checked against sh itself), the process
 // runner with small scripts as the process, the output parser, and the profile's order.
-#include "aws/credentials_process.hpp"
+#include "aws/credentials/credentials_process.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -12,9 +12,9 @@
 #include <filesystem>
 #include <thread>
 
-#include "aws/command_line.hpp"
-#include "aws/credentials_chain.hpp"
-#include "aws/credentials_profile.hpp"
+#include "aws/credentials/command_line.hpp"
+#include "aws/credentials/credentials_chain.hpp"
+#include "aws/credentials/credentials_profile.hpp"
 #include "core/small_file.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/clocks.hpp"

@@ -1,11 +1,11 @@
 // The web-identity (IRSA) provider over a scripted transport: configuration, the token file
 // re-read on every fetch, the STS endpoint, and failures as classified values without secrets.
-#include "aws/credentials_web_identity.hpp"
+#include "aws/credentials/credentials_web_identity.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "aws/credentials_chain.hpp"
+#include "aws/credentials/credentials_chain.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/clocks.hpp"
 #include "testing/scripted_transport.hpp"

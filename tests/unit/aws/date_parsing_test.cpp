@@ -3,9 +3,9 @@
 // system_clock cannot hold (about 1678 to 2261) is refused, never converted with overflow.
 #include <gtest/gtest.h>
 
-#include "aws/credentials_http.hpp"
-#include "aws/error_mapping.hpp"
+#include "aws/credentials/credentials_http.hpp"
 #include "aws/json_client.hpp"
+#include "aws/protocol/error_mapping.hpp"
 #include "testing/no_sleep.hpp"
 #include "testing/scripted_transport.hpp"
 #include "testing/static_credentials.hpp"

@@ -1,5 +1,5 @@
 // Endpoint and region resolution follows the SDKs' precedence, from an injected environment.
-#include "aws/endpoints.hpp"
+#include "aws/protocol/endpoints.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Error replies and transport failures become classified AwsErrors in one place.
-#include "aws/error_mapping.hpp"
+#include "aws/protocol/error_mapping.hpp"
 
 #include <gtest/gtest.h>
 

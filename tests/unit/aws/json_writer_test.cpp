@@ -1,7 +1,7 @@
 // JsonWriter writes what nlohmann-json would write for the same document, byte for byte, for
 // any string at all (ill-formed UTF-8 included), so the request bodies it replaces are
 // unchanged on the wire.
-#include "aws/json_writer.hpp"
+#include "aws/protocol/json_writer.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

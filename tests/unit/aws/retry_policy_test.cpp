@@ -1,5 +1,5 @@
 // The standard retry mode: which errors retry, backoff bounds, and the retry quota.
-#include "aws/retry_policy.hpp"
+#include "aws/protocol/retry_policy.hpp"
 
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>

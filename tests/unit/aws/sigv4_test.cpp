@@ -1,7 +1,7 @@
 // SigV4 rules the official vectors do not pin down: what sign_request adds and replaces,
 // encodings of already-encoded paths and queries, and one known answer from botocore for the
 // request shape we actually send (AWS JSON 1.0 with a session token, endpoint with a port).
-#include "aws/sigv4.hpp"
+#include "aws/sigv4/sigv4.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <array>
 
-#include "aws/sigv4_canonical.hpp"
+#include "aws/sigv4/sigv4_canonical.hpp"
 #include "http/url.hpp"
 
 namespace ic::aws {

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "aws/sigv4.hpp"
+#include "aws/sigv4/sigv4.hpp"
 
 namespace ic::aws {
 namespace {

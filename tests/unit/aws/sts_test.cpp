@@ -1,12 +1,12 @@
 // The STS query-protocol codec and the XML field reader under it: well-formed replies, every
 // malformed or hostile shape as an error value, never an exception.
-#include "aws/sts.hpp"
+#include "aws/credentials/sts.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
-#include "aws/query_xml.hpp"
+#include "aws/protocol/query_xml.hpp"
 #include "testing/aws_env.hpp"
 
 namespace ic::aws {

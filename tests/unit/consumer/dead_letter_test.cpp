@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "core/bounded_text.hpp"
+#include "core/text_escape.hpp"
 
 namespace ic::consumer {
 namespace {
@@ -48,7 +48,7 @@ TEST(DeadLetterAttributes, BoundsAndEscapesOurValuesWhateverTheHandlerPutInThem)
   EXPECT_TRUE(carried.starts_with("\\u0001\\u001b[31mkkk")) << carried.substr(0, 40);
   EXPECT_TRUE(carried.ends_with("kkk...")) << carried.substr(carried.size() - 10);
   EXPECT_EQ(carried.size(), kMaxDetailChars) << "ASCII: one byte per character";
-  EXPECT_TRUE(sqs_attribute_safe(carried));
+  EXPECT_TRUE(xml_chars_only(carried));
   EXPECT_EQ(out.at("chargeId").value, "K\\u007f");
 }
 

@@ -98,6 +98,21 @@ TEST(AimdLimitTest, RestartRampsLinearlyFromTheMinimum) {
   EXPECT_EQ(limit.limit(), 11);
 }
 
+TEST(AimdLimitTest, RestartForgetsTheOutagesDecreases) {
+  ManualClock clock;
+  AimdLimit limit({.min = 1, .max = 8, .ramp = 4000ms}, clock);
+  for (int i = 0; i < 10; ++i) {
+    ASSERT_TRUE(limit.try_acquire());
+    limit.release(1ms, true);
+  }
+  ASSERT_EQ(limit.limit(), 1);
+  limit.restart();
+  clock.advance(2s);
+  EXPECT_EQ(limit.limit(), 4);
+  clock.advance(2s);
+  EXPECT_EQ(limit.limit(), 8);
+}
+
 TEST(AimdLimitTest, TheRampHoldsCallersBack) {
   ManualClock clock;
   AimdLimit limit({.min = 1, .max = 4, .ramp = 3000ms}, clock);

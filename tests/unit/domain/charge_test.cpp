@@ -5,7 +5,7 @@
 
 #include "testing/fakes.hpp"
 
-namespace ic::charge {
+namespace ic::domain {
 namespace {
 
 TEST(ChargeId, AcceptsTheFullAlphabetAndBounds) {
@@ -88,4 +88,4 @@ TEST(Masked, ShowsOnlyTheLastFourCharacters) {
 }
 
 }  // namespace
-}  // namespace ic::charge
+}  // namespace ic::domain

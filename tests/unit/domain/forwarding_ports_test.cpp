@@ -6,7 +6,7 @@
 
 #include "testing/fakes.hpp"
 
-namespace ic::charge {
+namespace ic::domain {
 namespace {
 
 using testing::FakeBank;
@@ -40,4 +40,4 @@ TEST(ForwardingNotificationPort, ForwardsEachNotificationAndItsAnswer) {
 }
 
 }  // namespace
-}  // namespace ic::charge
+}  // namespace ic::domain

@@ -18,7 +18,7 @@ const Instant t0{Millis{1'764'460'800'000}};
 const TableSpec kTable{
     .name = "idem", .retention = std::chrono::hours(24), .result_attribute = "debitRef"};
 
-idem::ClaimRequest request() {
+idempotency::ClaimRequest request() {
   return {.key = "CHG-1",
           .payload_hash = "h1",
           .token = "tok",
@@ -52,7 +52,7 @@ TEST(DynamoDbCodec, ClaimIsAConditionalUpsertThatCountsTheFence) {
 
 TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
   const json body = json::parse(encode_final(kTable, "CHG-1", "tok",
-                                             {.state = idem::ClaimState::Done,
+                                             {.state = idempotency::ClaimState::Done,
                                               .status = "DEBITED",
                                               .result_ref = "DBT-1",
                                               .now = t0 + 5s}));
@@ -69,7 +69,7 @@ TEST(DynamoDbCodec, FinalWriteIsConditionedOnTheHolderAndRefreshesExpiry) {
   EXPECT_EQ(body["ReturnValuesOnConditionCheckFailure"], "ALL_OLD");
 
   const json failed = json::parse(encode_final(kTable, "CHG-1", "tok",
-                                               {.state = idem::ClaimState::Failed,
+                                               {.state = idempotency::ClaimState::Failed,
                                                 .status = "FAILED_PERMANENT",
                                                 .failure_reason = "ACCOUNT_CLOSED",
                                                 .now = t0}));
@@ -94,12 +94,12 @@ RC_GTEST_PROP(DynamoDbCodecProperty, BodiesCarryTheirValuesVerbatim, ()) {
   const auto text = [] {
     return *rc::gen::container<std::string>(rc::gen::inRange<char>(0x01, 0x7f));
   };
-  const idem::ClaimRequest claim{.key = text(),
-                                 .payload_hash = text(),
-                                 .token = text(),
-                                 .owner = text(),
-                                 .now = t0,
-                                 .lease = 60s};
+  const idempotency::ClaimRequest claim{.key = text(),
+                                        .payload_hash = text(),
+                                        .token = text(),
+                                        .owner = text(),
+                                        .now = t0,
+                                        .lease = 60s};
   const TableSpec table{.name = text(), .result_attribute = text()};
   const json body = json::parse(encode_claim(table, claim));
   RC_ASSERT(body["TableName"] == table.name);
@@ -111,7 +111,7 @@ RC_GTEST_PROP(DynamoDbCodecProperty, BodiesCarryTheirValuesVerbatim, ()) {
 
   const std::string status = text(), reason = text(), ref = text(), payload = text();
   const json final_write = json::parse(encode_final(table, claim.key, claim.token,
-                                                    {.state = idem::ClaimState::Failed,
+                                                    {.state = idempotency::ClaimState::Failed,
                                                      .status = status,
                                                      .failure_reason = reason,
                                                      .result_ref = ref,
@@ -138,7 +138,7 @@ TEST(DynamoDbCodec, DecodesEveryAttribute) {
   const auto record = decode_record(kTable, json::parse(kDoneItem));
   ASSERT_TRUE(record) << record.error();
   EXPECT_EQ(record->key, "CHG-1");
-  EXPECT_EQ(record->state, idem::ClaimState::Done);
+  EXPECT_EQ(record->state, idempotency::ClaimState::Done);
   EXPECT_EQ(record->lease_until, t0 + 60s);
   EXPECT_EQ(record->claim_token, "tok");
   EXPECT_EQ(record->fence, 2);
@@ -155,9 +155,11 @@ TEST(DynamoDbCodec, DecodesEveryAttribute) {
 
 TEST(DynamoDbCodec, TheResultAttributeIsTheTableSpecs) {
   const TableSpec generic{.name = "idem"};
-  const json body = json::parse(encode_final(
-      generic, "CHG-1", "tok",
-      {.state = idem::ClaimState::Done, .status = "DONE_OK", .result_ref = "REF-1", .now = t0}));
+  const json body = json::parse(encode_final(generic, "CHG-1", "tok",
+                                             {.state = idempotency::ClaimState::Done,
+                                              .status = "DONE_OK",
+                                              .result_ref = "REF-1",
+                                              .now = t0}));
   EXPECT_EQ(body["ExpressionAttributeNames"]["#result"], "resultRef");
   const auto record = decode_record(
       generic, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"},"resultRef":{"S":"REF-1"},)"
@@ -194,8 +196,8 @@ TEST(DynamoDbCodec, OldItemComesFromTheConditionalCheckFailure) {
 
 TEST(DynamoDbCodec, OwnFinalWriteNeedsSameStateTokenAndStatus) {
   const auto record = *decode_record(kTable, json::parse(kDoneItem));
-  using idem::ClaimState;
-  using idem::is_own_final_write;
+  using idempotency::ClaimState;
+  using idempotency::is_own_final_write;
   EXPECT_TRUE(is_own_final_write(record, "tok", ClaimState::Done, "DEBITED"));
   EXPECT_FALSE(is_own_final_write(record, "other", ClaimState::Done, "DEBITED"));
   EXPECT_FALSE(is_own_final_write(record, "tok", ClaimState::Failed, "DEBITED"));

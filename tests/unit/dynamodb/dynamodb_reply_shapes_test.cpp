@@ -45,7 +45,7 @@ struct Wiring {
   DynamoDbIdempotencyStore store;
 };
 
-const idem::ClaimRequest kClaim{
+const idempotency::ClaimRequest kClaim{
     .key = "CHG-1", .payload_hash = "h", .token = "t", .owner = "w", .now = {}, .lease = 60s};
 
 TEST(DynamoDbReplyShapes, AClaimAnsweredWithJsonThatIsNotAnObjectIsAmbiguousNotThrown) {

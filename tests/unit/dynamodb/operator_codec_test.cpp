@@ -19,7 +19,7 @@ const TableSpec kTable{.name = "idem",
                        .retention = std::chrono::hours(24),
                        .result_attribute = "debitRef",
                        .attention_statuses = {"DEBITED_NOTIFICATION_FAILED"}};
-const idem::AuditEntry kAudit{
+const idempotency::AuditEntry kAudit{
     .at = t0, .actor = "alice@ops", .action = "reopen", .reason = "account reopened"};
 
 TEST(OperatorCodec, ReopenIsFencedOnTheFailedRecordReadAndAppendsTheAuditEntry) {
@@ -76,10 +76,10 @@ TEST(OperatorCodec, AnAmendWithoutANewStatusOnlyRecordsTheAttempt) {
 
 TEST(OperatorCodec, OnlyFailuresAndListedStatusesSetTheAttentionAttributes) {
   for (auto [state, status, attention] :
-       {std::tuple{idem::ClaimState::Failed, "FAILED_PERMANENT", "FAILED"},
-        std::tuple{idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED",
+       {std::tuple{idempotency::ClaimState::Failed, "FAILED_PERMANENT", "FAILED"},
+        std::tuple{idempotency::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED",
                    "DEBITED_NOTIFICATION_FAILED"},
-        std::tuple{idem::ClaimState::Done, "DEBITED", ""}}) {
+        std::tuple{idempotency::ClaimState::Done, "DEBITED", ""}}) {
     const json body = json::parse(encode_final(
         kTable, "CHG-1", "tok",
         {.state = state, .status = status, .payload = "v1|CHG-1|A|T|1|INR|2026-11-30", .now = t0}));
@@ -128,7 +128,7 @@ TEST(OperatorCodec, PagesDecodeRecordsWithTheirAuditAndTheCursor) {
   ASSERT_TRUE(page) << page.error();
   ASSERT_EQ(page->records.size(), 1u);
   EXPECT_EQ(page->records[0].payload, "v1|x");
-  EXPECT_EQ(page->records[0].audit, std::vector<idem::AuditEntry>{kAudit});
+  EXPECT_EQ(page->records[0].audit, std::vector<idempotency::AuditEntry>{kAudit});
   EXPECT_EQ(json::parse(page->next), json::parse(R"({"pk":{"S":"CHG-1"}})"));
   EXPECT_FALSE(decode_page(kTable, json::parse(R"({"Items":[{"pk":{"S":"x"},"state":{"S":"DONE"},
       "audit":{"S":"not a list"}}]})")));

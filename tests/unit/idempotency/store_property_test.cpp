@@ -10,7 +10,7 @@
 
 #include "testing/in_memory_store.hpp"
 
-namespace ic::idem {
+namespace ic::idempotency {
 namespace {
 
 using namespace std::chrono_literals;
@@ -147,4 +147,4 @@ RC_GTEST_PROP(StoreProperty, RandomInterleavingsKeepTheClaimInvariants, ()) {
 }
 
 }  // namespace
-}  // namespace ic::idem
+}  // namespace ic::idempotency

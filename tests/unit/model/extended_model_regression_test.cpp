@@ -21,9 +21,9 @@
 namespace ic::testing {
 namespace {
 
-using idem::ClaimOutcome;
-using idem::ClaimState;
-using idem::WriteOutcome;
+using idempotency::ClaimOutcome;
+using idempotency::ClaimState;
+using idempotency::WriteOutcome;
 
 // Stand-in for the operator's `reopen` (DESIGN §7; another issue adds it, nothing in src/ yet):
 // the store transition the model checks, built from the in-memory store's public API. A reopen
@@ -31,7 +31,7 @@ using idem::WriteOutcome;
 // token no worker holds, so DESIGN §3's claim condition, unchanged, lets the next delivery with
 // the same payload claim it. Test-only shortcuts: it reads, then replaces the whole store (the real
 // command must be one conditional write), and it keeps only the reopened key.
-class ReopenableStore final : public idem::IdempotencyStore {
+class ReopenableStore final : public idempotency::IdempotencyStore {
  public:
   enum class Reopen {
     IfFailed,       // the contract: allowed only from FAILED
@@ -42,7 +42,7 @@ class ReopenableStore final : public idem::IdempotencyStore {
   bool reopen(std::string_view key, Instant now, Reopen how = Reopen::IfFailed) {
     auto current = inner_->get(key);
     if (!current || !current->has_value()) return false;
-    const idem::ClaimRecord record = **current;
+    const idempotency::ClaimRecord record = **current;
     if (how == Reopen::IfFailed && record.state != ClaimState::Failed) return false;
     auto reopened = std::make_unique<memory::InMemoryIdempotencyStore>(kRetention);
     const auto claimed = reopened->claim({.key = record.key,
@@ -58,16 +58,18 @@ class ReopenableStore final : public idem::IdempotencyStore {
     return true;
   }
 
-  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest& request) override {
+  std::expected<idempotency::ClaimResult, Error> claim(
+      const idempotency::ClaimRequest& request) override {
     return inner_->claim(request);
   }
   std::expected<WriteOutcome, Error> complete(std::string_view key, std::string_view token,
-                                              const idem::Completion& completion,
+                                              const idempotency::Completion& completion,
                                               Instant now) override {
     return inner_->complete(key, token, completion, now);
   }
   std::expected<WriteOutcome, Error> fail(std::string_view key, std::string_view token,
-                                          const idem::Failure& failure, Instant now) override {
+                                          const idempotency::Failure& failure,
+                                          Instant now) override {
     return inner_->fail(key, token, failure, now);
   }
   std::expected<WriteOutcome, Error> extend(std::string_view key, std::string_view token,
@@ -78,7 +80,7 @@ class ReopenableStore final : public idem::IdempotencyStore {
                                              std::string_view token) override {
     return inner_->release(key, token);
   }
-  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override {
+  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override {
     return inner_->get(key);
   }
 
@@ -92,7 +94,7 @@ class ExtendedModelRegression : public ServiceFixture {
  protected:
   const std::string key = charge.id.value();
   // m3: same chargeId, different body.
-  const charge::Charge other_body = make_charge(charge.id.value(), 9'999);
+  const domain::Charge other_body = make_charge(charge.id.value(), 9'999);
 
   ClaimOutcome claim_as(const std::string& token, const Clock& at) {
     return memory
@@ -110,14 +112,14 @@ class ExtendedModelRegression : public ServiceFixture {
     return memory.extend(key, token, at.now() + kLease).value();
   }
   static consumer::Disposition handle(application::ChargeRecoveryService& worker,
-                                      const charge::Charge& c, std::string_view hash,
+                                      const domain::Charge& c, std::string_view hash,
                                       consumer::LeaseHeartbeat& beat, int receive_count = 1) {
     return worker.handle({.charge = c, .payload_hash = hash, .receive_count = receive_count}, beat);
   }
-  static idem::ClaimRecord record_of(ReopenableStore& reopenable, const std::string& k) {
+  static idempotency::ClaimRecord record_of(ReopenableStore& reopenable, const std::string& k) {
     auto r = reopenable.get(k);
     EXPECT_TRUE(r.has_value() && r->has_value()) << "no record for " << k;
-    return r.has_value() && r->has_value() ? **r : idem::ClaimRecord{};
+    return r.has_value() && r->has_value() ? **r : idempotency::ClaimRecord{};
   }
 };
 
@@ -145,7 +147,7 @@ TEST_F(ExtendedModelRegression, ExtendTrailServiceStopsTheHeartbeatOfADeposedHol
   bool w1_held = true;
   Instant w0_lease{};
   int debits = 0;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     switch (debits++) {
       case 0:  // W1 is slow and its heartbeat late: its lease runs out, m1 comes back to W0
         clock.advance(kLease + 1ms);
@@ -190,7 +192,7 @@ TEST_F(ExtendedModelRegression, RecheckTrailServiceNeverAcksACopyWhileTheKeyIsIn
   consumer::Disposition first = consumer::Ack{};
   consumer::Disposition recheck = consumer::Ack{};
   bool copied = false;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     if (std::exchange(copied, true)) return;
     first = deliver(charge, "hash-1", 1);
     clock.advance(kLease / 4);
@@ -216,7 +218,7 @@ TEST_F(ExtendedModelRegression, ReopenTrailStoreRefusesToReopenDone) {
   ReopenableStore reopenable;
   FaultInjectingStore faults{reopenable};
   auto w1 = make_service(faults);
-  faults.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
+  faults.inject(idempotency::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
   ASSERT_TRUE(is_retry(handle(w1, charge, "hash-1", heartbeat), "store_unavailable"));
 
   EXPECT_FALSE(reopenable.reopen(key, clock.now())) << "reopen is allowed only from FAILED";
@@ -244,16 +246,16 @@ TEST_F(ExtendedModelRegression, ReopenTrailAnUnconditionalReopenBreaksFinality) 
 TEST_F(ExtendedModelRegression, ReopenOfFailedLetsTheNextDeliveryWithTheSamePayloadClaim) {
   ReopenableStore reopenable;
   auto worker = make_service(reopenable);
-  bank.script(key, {charge::DebitRejected{"INSUFFICIENT_FUNDS"}});
+  bank.script(key, {domain::DebitRejected{"INSUFFICIENT_FUNDS"}});
   ASSERT_TRUE(is_dead_letter(handle(worker, charge, "hash-1", heartbeat),
-                             charge::dlq_reason::kPermanentDebitFailure));
+                             domain::dlq_reason::kPermanentDebitFailure));
   EXPECT_TRUE(is_dead_letter(handle(worker, charge, "hash-1", heartbeat),
-                             charge::dlq_reason::kPreviouslyFailed))
+                             domain::dlq_reason::kPreviouslyFailed))
       << "a redrive before the reopen is dead-lettered again";
 
   ASSERT_TRUE(reopenable.reopen(key, clock.now()));
   EXPECT_TRUE(is_dead_letter(handle(worker, other_body, "hash-2", heartbeat),
-                             charge::dlq_reason::kPayloadMismatch));
+                             domain::dlq_reason::kPayloadMismatch));
   EXPECT_TRUE(is_ack(handle(worker, charge, "hash-1", heartbeat)));
   EXPECT_EQ(record_of(reopenable, key).state, ClaimState::Done);
   EXPECT_EQ(bank.money_movements(), 1u);
@@ -270,15 +272,15 @@ TEST_F(ExtendedModelRegression, ReopenOfFailedLetsTheNextDeliveryWithTheSamePayl
 TEST_F(ExtendedModelRegression, ReopenStragglerLeavesTheKeyWaitingForAnotherRedrive) {
   ReopenableStore reopenable;
   auto worker = make_service(reopenable);
-  bank.script(key, {charge::DebitRejected{"INSUFFICIENT_FUNDS"}});
+  bank.script(key, {domain::DebitRejected{"INSUFFICIENT_FUNDS"}});
   ASSERT_TRUE(is_dead_letter(handle(worker, other_body, "hash-2", heartbeat),
-                             charge::dlq_reason::kPermanentDebitFailure));
+                             domain::dlq_reason::kPermanentDebitFailure));
 
   ASSERT_TRUE(reopenable.reopen(key, clock.now()));
-  bank.script(key, {charge::DebitUnavailable{"5xx"}});
+  bank.script(key, {domain::DebitUnavailable{"5xx"}});
   EXPECT_TRUE(is_retry(handle(worker, other_body, "hash-2", heartbeat), "debit_unavailable"))
       << "W1's copy of m3, received before the delete, claims the reopened key";
-  const idem::ClaimRecord orphan = record_of(reopenable, key);
+  const idempotency::ClaimRecord orphan = record_of(reopenable, key);
   EXPECT_EQ(orphan.state, ClaimState::InProgress);
   EXPECT_NE(orphan.claim_token, ReopenableStore::kOperatorToken);
   EXPECT_FALSE(orphan.lease_live(clock.now())) << "claimable, but no message is left to claim it";
@@ -340,7 +342,7 @@ TEST_F(ExtendedModelRegression, SkewBeyondTheBoundServiceStillMovesMoneyOnce) {
   consumer::Disposition w0 = consumer::RetryLater{};
   bool w1_held = true;
   int debits = 0;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     if (debits++ != 0) return;
     clock.advance(kLease / 2);  // W1's heartbeat is due, and W0 overtakes before it lands
     w0 = handle(w0_service, charge, "hash-1", w0_heartbeat);
@@ -365,7 +367,7 @@ TEST_F(ExtendedModelRegression, SkewAtTheBoundServiceRetriesTheCopyAndKeepsTheHo
   consumer::Disposition w0 = consumer::Ack{};
   bool w1_held = false;
   bool copied = false;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     if (std::exchange(copied, true)) return;
     clock.advance(kLease / 2);
     w0 = handle(w0_service, charge, "hash-1", w0_heartbeat);

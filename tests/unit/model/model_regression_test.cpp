@@ -15,15 +15,15 @@
 namespace ic::testing {
 namespace {
 
-using idem::ClaimOutcome;
-using idem::ClaimState;
-using idem::WriteOutcome;
+using idempotency::ClaimOutcome;
+using idempotency::ClaimState;
+using idempotency::WriteOutcome;
 
 class ModelRegression : public ServiceFixture {
  protected:
   const std::string key = charge.id.value();
   // m3: same chargeId, different body (a producer bug or a reused id).
-  const charge::Charge other_body = make_charge(charge.id.value(), 9'999);
+  const domain::Charge other_body = make_charge(charge.id.value(), 9'999);
 
   ClaimOutcome claim_as(const std::string& token, const std::string& hash = "hash-1") {
     return memory
@@ -59,14 +59,15 @@ TEST_F(ModelRegression, TokenFenceTrailStoreFencesTheExpiredHolder) {
 TEST_F(ModelRegression, TokenFenceTrailServiceDoesNotAckAFencedCompletion) {
   bool w1_ran = false;
   consumer::Disposition w1;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     if (bank.calls() == 0) clock.advance(kLease + 1ms);  // W2 is slow: its lease runs out
   };
-  store.before = [&](idem::StoreOperation operation) {
-    if (operation != idem::StoreOperation::Complete || std::exchange(w1_ran, true)) return;
+  store.before = [&](idempotency::StoreOperation operation) {
+    if (operation != idempotency::StoreOperation::Complete || std::exchange(w1_ran, true)) return;
     // W1 receives m1 again and claims; it is still busy (its own complete does not land yet)
     // when W2's complete arrives.
-    store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
+    store.inject(idempotency::StoreOperation::Complete,
+                 FaultInjectingStore::Fault::FailBeforeWrite);
     w1 = deliver(charge);
   };
 
@@ -98,12 +99,12 @@ TEST_F(ModelRegression, LeaseArmTrailStoreLetsARedeliveryReclaimAfterACrash) {
 
 TEST_F(ModelRegression, LeaseArmTrailServiceFinishesTheKeyAfterTheHolderDied) {
   // W2 claims and debits, then dies: its complete never lands.
-  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
+  store.inject(idempotency::StoreOperation::Complete, FaultInjectingStore::Fault::FailBeforeWrite);
   ASSERT_TRUE(is_retry(deliver(charge), "store_unavailable"));
 
   EXPECT_TRUE(is_retry(deliver(charge), "in_progress")) << "m1 while the lease is live";
   EXPECT_TRUE(is_retry(deliver(charge), "in_progress")) << "m2, the producer duplicate";
-  EXPECT_TRUE(is_dead_letter(deliver(other_body, "hash-2"), charge::dlq_reason::kPayloadMismatch));
+  EXPECT_TRUE(is_dead_letter(deliver(other_body, "hash-2"), domain::dlq_reason::kPayloadMismatch));
 
   clock.advance(kLease + 1ms);
   EXPECT_TRUE(is_ack(deliver(charge))) << "m1 reclaims the abandoned key";
@@ -126,10 +127,10 @@ TEST_F(ModelRegression, PayloadTrailStoreRefusesAReleasedKeyToAnotherPayload) {
 }
 
 TEST_F(ModelRegression, PayloadTrailServiceNeverDebitsTheOtherBody) {
-  bank.script(key, {charge::DebitUnavailable{"5xx"}});
+  bank.script(key, {domain::DebitUnavailable{"5xx"}});
   ASSERT_TRUE(is_retry(deliver(charge), "debit_unavailable"));
 
-  EXPECT_TRUE(is_dead_letter(deliver(other_body, "hash-2"), charge::dlq_reason::kPayloadMismatch));
+  EXPECT_TRUE(is_dead_letter(deliver(other_body, "hash-2"), domain::dlq_reason::kPayloadMismatch));
   EXPECT_EQ(bank.calls(), 1) << "m3 never reached the bank";
 
   EXPECT_TRUE(is_ack(deliver(charge)));
@@ -148,7 +149,7 @@ TEST_F(ModelRegression, AckTrailStoreReportsTheCopyAsInProgress) {
 TEST_F(ModelRegression, AckTrailServiceLeavesTheCopyOnTheQueue) {
   consumer::Disposition copy = consumer::Ack{};
   bool copied = false;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     if (!std::exchange(copied, true)) copy = deliver(charge);
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
@@ -171,7 +172,7 @@ TEST_F(ModelRegression, LeaseBoundaryTrailStoreKeepsTheLeaseLiveAtItsLastInstant
 TEST_F(ModelRegression, LeaseBoundaryTrailServiceRetriesACopyAtTheLastInstant) {
   consumer::Disposition copy = consumer::Ack{};
   bool copied = false;
-  bank.before_debit = [&](const charge::Charge&) {
+  bank.before_debit = [&](const domain::Charge&) {
     if (std::exchange(copied, true)) return;
     clock.advance(kLease);
     copy = deliver(charge);
@@ -195,8 +196,8 @@ TEST_F(ModelRegression, FinalStateTrailStoreNeverReopensDone) {
 }
 
 TEST_F(ModelRegression, FinalStateTrailServiceAcksTheRedeliveryWithoutDebit) {
-  bank.before_debit = [&](const charge::Charge&) { clock.advance(kLease + 1ms); };
-  store.inject(idem::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
+  bank.before_debit = [&](const domain::Charge&) { clock.advance(kLease + 1ms); };
+  store.inject(idempotency::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
   ASSERT_TRUE(is_retry(deliver(charge), "store_unavailable"));
 
   EXPECT_TRUE(is_ack(deliver(charge)));
@@ -211,10 +212,10 @@ TEST_F(ModelRegression, FinalStateTrailServiceAcksTheRedeliveryWithoutDebit) {
 //   carries the chargeId as the idempotency key, so the bank answers the retry as a replay.
 TEST_F(ModelRegression, CrashWindowTrailServiceRetriesWithTheSameIdempotencyKey) {
   bool committed = false;
-  bank.before_debit = [&](const charge::Charge& c) {
+  bank.before_debit = [&](const domain::Charge& c) {
     if (std::exchange(committed, true)) return;
-    ASSERT_TRUE(std::holds_alternative<charge::Debited>(bank.debit(c, c.id.value())));
-    bank.script(key, {charge::DebitUnavailable{"timeout after commit"}});
+    ASSERT_TRUE(std::holds_alternative<domain::Debited>(bank.debit(c, c.id.value())));
+    bank.script(key, {domain::DebitUnavailable{"timeout after commit"}});
   };
   ASSERT_TRUE(is_retry(deliver(charge), "debit_unavailable"));
   EXPECT_EQ(record().lease_until, Instant{}) << "released: the redelivery reclaims at once";

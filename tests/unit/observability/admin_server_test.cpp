@@ -16,7 +16,7 @@
 #include <stdexcept>
 #include <vector>
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 using namespace std::chrono_literals;
@@ -291,4 +291,4 @@ TEST(ParseHostPort, RejectsMalformedValuesWithAReason) {
 }
 
 }  // namespace
-}  // namespace ic::obs
+}  // namespace ic::observability

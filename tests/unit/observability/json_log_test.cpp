@@ -12,7 +12,7 @@
 
 #include "testing/clocks.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 using nlohmann::ordered_json;
@@ -225,4 +225,4 @@ TEST(JsonLog, ConcurrentLoggingYieldsOnlyWholeLines) {
 }
 
 }  // namespace
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 TEST(Metrics, RendersASmallRegistryExactly) {
@@ -185,4 +185,4 @@ TEST(Metrics, ConcurrentUpdatesSumExactly) {
 }
 
 }  // namespace
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -8,7 +8,7 @@
 
 #include "observability/metrics.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 using ::testing::HasSubstr;
@@ -61,4 +61,4 @@ TEST(ProcessMetrics, ThisProcessIsReadFromProcThroughACollector) {
 }
 
 }  // namespace
-}  // namespace ic::obs
+}  // namespace ic::observability

@@ -11,7 +11,7 @@
 #include "observability/prober.hpp"
 #include "testing/clocks.hpp"
 
-namespace ic::obs {
+namespace ic::observability {
 namespace {
 
 using namespace std::chrono_literals;
@@ -205,4 +205,4 @@ TEST_F(ReadinessTest, TheProberThreadProbesAtOnceAndStopsWithoutWaitingOutItsInt
 }
 
 }  // namespace
-}  // namespace ic::obs
+}  // namespace ic::observability

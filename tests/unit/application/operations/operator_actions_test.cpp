@@ -13,7 +13,7 @@
 #include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 using Kind = OperatorOutcome::Kind;
@@ -21,39 +21,43 @@ using ::testing::HasSubstr;
 
 // A table of records that evaluates the operator writes' conditions (docs/design.md §3) on its
 // map. `between_read_and_write` runs inside each write before its condition: a race.
-class TableFake final : public idem::IdempotencyStore, public idem::OperatorStore {
+class TableFake final : public idempotency::IdempotencyStore, public idempotency::OperatorStore {
  public:
-  std::map<std::string, idem::ClaimRecord, std::less<>> records;
+  std::map<std::string, idempotency::ClaimRecord, std::less<>> records;
   std::function<void()> between_read_and_write;
   int writes = 0;
 
-  std::expected<idem::ClaimResult, Error> claim(const idem::ClaimRequest&) override {
+  std::expected<idempotency::ClaimResult, Error> claim(const idempotency::ClaimRequest&) override {
     return std::unexpected(unused());
   }
-  std::expected<idem::WriteOutcome, Error> complete(std::string_view, std::string_view,
-                                                    const idem::Completion&, Instant) override {
+  std::expected<idempotency::WriteOutcome, Error> complete(std::string_view, std::string_view,
+                                                           const idempotency::Completion&,
+                                                           Instant) override {
     return std::unexpected(unused());
   }
-  std::expected<idem::WriteOutcome, Error> fail(std::string_view, std::string_view,
-                                                const idem::Failure&, Instant) override {
+  std::expected<idempotency::WriteOutcome, Error> fail(std::string_view, std::string_view,
+                                                       const idempotency::Failure&,
+                                                       Instant) override {
     return std::unexpected(unused());
   }
-  std::expected<idem::WriteOutcome, Error> extend(std::string_view, std::string_view,
-                                                  Instant) override {
+  std::expected<idempotency::WriteOutcome, Error> extend(std::string_view, std::string_view,
+                                                         Instant) override {
     return std::unexpected(unused());
   }
-  std::expected<idem::WriteOutcome, Error> release(std::string_view, std::string_view) override {
+  std::expected<idempotency::WriteOutcome, Error> release(std::string_view,
+                                                          std::string_view) override {
     return std::unexpected(unused());
   }
-  std::expected<std::optional<idem::ClaimRecord>, Error> get(std::string_view key) override {
+  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override {
     auto it = records.find(key);
     return it == records.end() ? std::nullopt : std::optional(it->second);
   }
 
-  std::expected<idem::OperatorWrite, Error> reopen(const idem::ReopenRequest& r) override {
-    return write(r.key, r.read, [&](idem::ClaimRecord& record) {
-      if (record.state != idem::ClaimState::Failed) return false;
-      record.state = idem::ClaimState::InProgress;
+  std::expected<idempotency::OperatorWrite, Error> reopen(
+      const idempotency::ReopenRequest& r) override {
+    return write(r.key, r.read, [&](idempotency::ClaimRecord& record) {
+      if (record.state != idempotency::ClaimState::Failed) return false;
+      record.state = idempotency::ClaimState::InProgress;
       record.lease_until = Instant{};
       record.claim_token = r.new_token;
       record.status.clear();
@@ -63,55 +67,57 @@ class TableFake final : public idem::IdempotencyStore, public idem::OperatorStor
       return true;
     });
   }
-  std::expected<idem::OperatorWrite, Error> amend(const idem::AmendRequest& r) override {
-    return write(r.key, r.read, [&](idem::ClaimRecord& record) {
-      if (record.state != idem::ClaimState::Done || record.status != r.from_status) return false;
+  std::expected<idempotency::OperatorWrite, Error> amend(
+      const idempotency::AmendRequest& r) override {
+    return write(r.key, r.read, [&](idempotency::ClaimRecord& record) {
+      if (record.state != idempotency::ClaimState::Done || record.status != r.from_status)
+        return false;
       if (!r.to_status.empty()) record.status = r.to_status;
       record.audit.push_back(r.audit);
       return true;
     });
   }
-  std::expected<idem::RecordPage, Error> needing_attention(std::string_view, Instant,
-                                                           std::string_view) override {
+  std::expected<idempotency::RecordPage, Error> needing_attention(std::string_view, Instant,
+                                                                  std::string_view) override {
     return std::unexpected(unused());
   }
-  std::expected<idem::RecordPage, Error> stale_in_progress(Instant, std::string_view,
-                                                           int) override {
+  std::expected<idempotency::RecordPage, Error> stale_in_progress(Instant, std::string_view,
+                                                                  int) override {
     return std::unexpected(unused());
   }
 
  private:
   static Error unused() { return {.code = "Unused", .message = "not part of this test"}; }
-  std::expected<idem::OperatorWrite, Error> write(
-      const std::string& key, const idem::OperatorFence& read,
-      const std::function<bool(idem::ClaimRecord&)>& apply) {
+  std::expected<idempotency::OperatorWrite, Error> write(
+      const std::string& key, const idempotency::OperatorFence& read,
+      const std::function<bool(idempotency::ClaimRecord&)>& apply) {
     if (between_read_and_write) between_read_and_write();
     ++writes;
     auto it = records.find(key);
     if (it == records.end() || it->second.fence != read.fence ||
         it->second.claim_token != read.claim_token || !apply(it->second)) {
-      return idem::OperatorWrite::Refused;
+      return idempotency::OperatorWrite::Refused;
     }
-    return idem::OperatorWrite::Written;
+    return idempotency::OperatorWrite::Written;
   }
 };
 
 class OperatorActionsTest : public ::testing::Test {
  protected:
   OperatorActionsTest() {
-    auto parsed = charge::parse_canonical_form(kPayload);
+    auto parsed = domain::parse_canonical_form(kPayload);
     EXPECT_TRUE(parsed);
     hash_ = payload_hash(*parsed);
   }
 
-  idem::ClaimRecord record(idem::ClaimState state, std::string status) {
+  idempotency::ClaimRecord record(idempotency::ClaimState state, std::string status) {
     return {.key = "CHG-1",
             .state = state,
             .claim_token = "worker-token",
             .fence = 2,
             .payload_hash = hash_,
             .status = std::move(status),
-            .result_ref = state == idem::ClaimState::Done ? "DBT-1" : "",
+            .result_ref = state == idempotency::ClaimState::Done ? "DBT-1" : "",
             .payload = kPayload};
   }
 
@@ -126,28 +132,28 @@ class OperatorActionsTest : public ::testing::Test {
 };
 
 TEST_F(OperatorActionsTest, ReopenTurnsAFailedChargeIntoAnExpiredClaimNoWorkerHolds) {
-  table_.records["CHG-1"] = record(idem::ClaimState::Failed, "FAILED_PERMANENT");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Failed, "FAILED_PERMANENT");
   const OperatorOutcome outcome = actions_.reopen("CHG-1", "account reopened");
   ASSERT_EQ(outcome.kind, Kind::Written) << outcome.detail;
-  const idem::ClaimRecord& after = table_.records["CHG-1"];
-  EXPECT_EQ(after.state, idem::ClaimState::InProgress);
+  const idempotency::ClaimRecord& after = table_.records["CHG-1"];
+  EXPECT_EQ(after.state, idempotency::ClaimState::InProgress);
   EXPECT_EQ(after.lease_until, Instant{});
   EXPECT_EQ(after.claim_token, "token-1") << "fresh: no worker holds it";
   EXPECT_EQ(after.payload_hash, hash_) << "kept, so only the same payload claims it";
-  const idem::AuditEntry expected{
+  const idempotency::AuditEntry expected{
       .at = clock_.now(), .actor = "alice@ops", .action = "reopen", .reason = "account reopened"};
   EXPECT_EQ(after.audit, std::vector{expected});
   EXPECT_EQ(outcome.audit, expected);
   ASSERT_TRUE(outcome.charge) << "--resend sends the charge the record kept";
-  EXPECT_EQ(charge::canonical_form(*outcome.charge), kPayload);
+  EXPECT_EQ(domain::canonical_form(*outcome.charge), kPayload);
 }
 
 TEST_F(OperatorActionsTest, ReopenNeverTouchesADoneOrInProgressCharge) {
-  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Done, "DEBITED");
   OperatorOutcome outcome = actions_.reopen("CHG-1", "please");
   EXPECT_EQ(outcome.kind, Kind::Refused);
   EXPECT_THAT(outcome.detail, HasSubstr("a DONE charge is never reopened"));
-  table_.records["CHG-1"] = record(idem::ClaimState::InProgress, "");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::InProgress, "");
   outcome = actions_.reopen("CHG-1", "please");
   EXPECT_EQ(outcome.kind, Kind::Refused);
   EXPECT_THAT(outcome.detail, HasSubstr("only a FAILED charge can be reopened"));
@@ -156,11 +162,11 @@ TEST_F(OperatorActionsTest, ReopenNeverTouchesADoneOrInProgressCharge) {
 }
 
 TEST_F(OperatorActionsTest, AReopenRacedByAConsumerIsRefusedAndWritesNothing) {
-  table_.records["CHG-1"] = record(idem::ClaimState::Failed, "FAILED_PERMANENT");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Failed, "FAILED_PERMANENT");
   // After our read, another operator reopens it and a consumer claims and fails it again:
   // FAILED again, but not the record this operator decided on.
   table_.between_read_and_write = [this] {
-    idem::ClaimRecord& r = table_.records["CHG-1"];
+    idempotency::ClaimRecord& r = table_.records["CHG-1"];
     r.fence = 3;
     r.claim_token = "consumer-token";
     table_.between_read_and_write = nullptr;
@@ -172,16 +178,16 @@ TEST_F(OperatorActionsTest, AReopenRacedByAConsumerIsRefusedAndWritesNothing) {
                         "fence 2, now FAILED (FAILED_PERMANENT), fence 3)"));
   EXPECT_THAT(outcome.detail, HasSubstr("nothing written"));
   EXPECT_TRUE(table_.records["CHG-1"].audit.empty());
-  EXPECT_EQ(table_.records["CHG-1"].state, idem::ClaimState::Failed);
+  EXPECT_EQ(table_.records["CHG-1"].state, idempotency::ClaimState::Failed);
 }
 
 TEST_F(OperatorActionsTest, RenotifyResendsWithTheSameKeyThenRecordsDebited) {
-  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
   const OperatorOutcome outcome = actions_.renotify("CHG-1", notifier_);
   ASSERT_EQ(outcome.kind, Kind::Written) << outcome.detail;
   EXPECT_EQ(notifier_.keys(), std::vector<std::string>{"CHG-1:notify"});
-  const idem::ClaimRecord& after = table_.records["CHG-1"];
-  EXPECT_EQ(after.state, idem::ClaimState::Done);
+  const idempotency::ClaimRecord& after = table_.records["CHG-1"];
+  EXPECT_EQ(after.state, idempotency::ClaimState::Done);
   EXPECT_EQ(after.status, "DEBITED");
   ASSERT_EQ(after.audit.size(), 1u);
   EXPECT_EQ(after.audit[0].action, "renotify");
@@ -189,23 +195,23 @@ TEST_F(OperatorActionsTest, RenotifyResendsWithTheSameKeyThenRecordsDebited) {
 }
 
 TEST_F(OperatorActionsTest, AFailedRenotifyIsRecordedAsAnAttemptAndKeepsTheStatus) {
-  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
   notifier_.fail_all();
   const OperatorOutcome outcome = actions_.renotify("CHG-1", notifier_);
   EXPECT_EQ(outcome.kind, Kind::NotificationFailed);
-  const idem::ClaimRecord& after = table_.records["CHG-1"];
+  const idempotency::ClaimRecord& after = table_.records["CHG-1"];
   EXPECT_EQ(after.status, "DEBITED_NOTIFICATION_FAILED");
   ASSERT_EQ(after.audit.size(), 1u);
   EXPECT_EQ(after.audit[0].reason, "notification failed again: gateway down");
 }
 
 TEST_F(OperatorActionsTest, RenotifyRefusesEverythingButAFailedNotification) {
-  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Done, "DEBITED");
   EXPECT_EQ(actions_.renotify("CHG-1", notifier_).kind, Kind::Refused);
-  table_.records["CHG-1"] = record(idem::ClaimState::Failed, "FAILED_PERMANENT");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Failed, "FAILED_PERMANENT");
   EXPECT_EQ(actions_.renotify("CHG-1", notifier_).kind, Kind::Refused);
   // A kept payload that does not hash to the record's payloadHash is never used.
-  table_.records["CHG-1"] = record(idem::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Done, "DEBITED_NOTIFICATION_FAILED");
   table_.records["CHG-1"].payload = "v1|CHG-1|ACC-0012345678|SMS_ALERT_FEE|9999|INR|2026-11-30";
   const OperatorOutcome tampered = actions_.renotify("CHG-1", notifier_);
   EXPECT_EQ(tampered.kind, Kind::Refused);
@@ -215,4 +221,4 @@ TEST_F(OperatorActionsTest, RenotifyRefusesEverythingButAFailedNotification) {
 }
 
 }  // namespace
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -4,7 +4,7 @@
 
 #include <gtest/gtest.h>
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 consumer::Message dead_letter(std::string id, std::string reason,
@@ -92,4 +92,4 @@ TEST(RedriveLedgerTest, TheChargeIdComesFromTheAttributeElseFromTheBody) {
 }
 
 }  // namespace
-}  // namespace ic::application::operations
+}  // namespace ic::application

@@ -10,7 +10,7 @@
 #include "application/operations/commands.hpp"
 #include "testing/fakes.hpp"
 
-namespace ic::application::operations {
+namespace ic::application {
 namespace {
 
 using ::testing::ElementsAre;
@@ -145,4 +145,4 @@ TEST_F(RedriveTest, AFailedSendStopsTheRunAndTheMessageStaysInTheDlq) {
 }
 
 }  // namespace
-}  // namespace ic::application::operations
+}  // namespace ic::application

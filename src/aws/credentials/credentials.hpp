@@ -1,0 +1,28 @@
+// AWS credentials and the provider port. Secrets never leave this type in a log.
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <optional>
+#include <string>
+
+#include "aws/protocol/aws_error.hpp"
+
+namespace ic::aws {
+
+struct Credentials {
+  std::string access_key_id;
+  std::string secret_access_key;
+  std::string session_token;  // empty for long-term keys
+  std::optional<std::chrono::system_clock::time_point> expiration;
+};
+
+// Thread-safety: credentials() is safe to call concurrently; providers that fetch over the
+// network cache the answer and refresh it before `expiration`.
+class CredentialsProvider {
+ public:
+  virtual ~CredentialsProvider() = default;
+  [[nodiscard]] virtual std::expected<Credentials, AwsError> credentials() = 0;
+};
+
+}  // namespace ic::aws
