@@ -70,6 +70,8 @@ typo() {  # typo NAME FILE SED-SCRIPT: a copy of FILE with one field misspelt
 typo deployment deploy/k8s/deployment.yaml 's/^  minReadySeconds:/  minReadySecond:/'
 typo probe deploy/k8s/deployment.yaml 's#^              path: /health/live#              paht: /health/live#'
 typo scaledobject deploy/k8s/keda-scaledobject.yaml 's/^  maxReplicaCount:/  maxReplicas:/'
+# ... and inside scalingModifiers, which keeps KEDA from scaling out while circuits are open.
+typo modifiers deploy/k8s/keda-scaledobject.yaml 's/^      formula:/      formla:/'
 for broken in "$scratch"/typo-*.yaml; do
   if kubeconform "${KUBERNETES_VERSIONS[0]}" "$broken" >"$scratch/out" 2>&1; then
     cat "$scratch/out"

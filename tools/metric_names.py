@@ -24,9 +24,28 @@ def metric_names(expr: str) -> set[str]:
 
 
 def exported_names() -> set[str]:
-    """Every "ic_…" and "process_…" string literal of src/: the names the metrics registry and
-    the process collector are given."""
+    """Every "ic_…" and "process_…" string literal of src/ (sources and headers: a name may be
+    a constant in a header), and every literal that starts with such a name and its labels (a
+    sample line formatted by hand): the names the metrics registry, the process collector and
+    the circuits' telemetry export."""
     names: set[str] = set()
-    for path in (REPO_ROOT / "src").rglob("*.cpp"):
-        names |= set(re.findall(r'"((?:ic|process)_[a-z0-9_]+)"', path.read_text()))
+    for pattern in ("*.cpp", "*.hpp"):
+        for path in (REPO_ROOT / "src").rglob(pattern):
+            # A name is a whole literal, or opens one that a sample line is formatted from
+            # ("ic_circuit_open_seconds{{dependency=...}} {}": the circuits' per-spell gauges).
+            names |= set(re.findall(r'"((?:ic|process)_[a-z0-9_]+)(?:"|\{\{|\{[a-z])', path.read_text()))
     return names
+
+
+# The circuits' metrics (issue 22, docs/design.md): what alerts.yml and the ScaledObject read.
+CIRCUIT_METRICS = frozenset({
+    "ic_circuit_state",
+    "ic_circuit_transitions_total",
+    "ic_circuit_open_seconds",
+    "ic_circuit_open_seconds_total",
+    "ic_circuit_probes_total",
+    "ic_intake_paused",
+    "ic_bank_concurrency_limit",
+    "ic_bank_in_flight",
+    "ic_bank_retry_after_total",
+})

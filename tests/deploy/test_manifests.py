@@ -107,7 +107,9 @@ def test_objects_refer_to_each_other_by_the_right_names() -> None:
     assert re.fullmatch(r"arn:aws:iam::\d{12}:role/[\w+=,.@-]+", account["metadata"]["annotations"]["eks.amazonaws.com/role-arn"])
     scaled = the("ScaledObject")["spec"]
     assert scaled["scaleTargetRef"]["name"] == deployment["metadata"]["name"]
-    (trigger,) = scaled["triggers"]
+    triggers = {t["name"]: t for t in scaled["triggers"]}
+    assert sorted(triggers) == ["circuit_open", "queue_backlog"]
+    trigger = triggers["queue_backlog"]
     assert trigger["type"] == "aws-sqs-queue"
     assert trigger["authenticationRef"]["name"] == the("TriggerAuthentication")["metadata"]["name"]
     assert trigger["metadata"]["queueURL"] == pod_settings()["CHARGE_QUEUE_URL"]
@@ -115,6 +117,22 @@ def test_objects_refer_to_each_other_by_the_right_names() -> None:
     assert trigger["metadata"]["scaleOnInFlight"] == "false"  # ApproximateNumberOfMessages only
     # The floor survives one voluntary disruption.
     assert scaled["minReplicaCount"] - the("PodDisruptionBudget")["spec"]["maxUnavailable"] >= 1
+
+
+def test_the_autoscaler_does_not_scale_out_while_circuits_are_open() -> None:
+    # Issue 22: the backlog counts only while fewer than half the pods have the debit or
+    # store circuit open; the formula names both triggers and scales like the queue trigger.
+    scaled = the("ScaledObject")["spec"]
+    modifiers = scaled["advanced"]["scalingModifiers"]
+    assert modifiers["formula"] == "circuit_open >= 0.5 ? 0 : queue_backlog"
+    triggers = {t["name"]: t for t in scaled["triggers"]}
+    assert modifiers["target"] == triggers["queue_backlog"]["metadata"]["queueLength"]
+    assert modifiers["metricType"] == "AverageValue"
+    circuit = triggers["circuit_open"]
+    assert circuit["type"] == "prometheus"
+    query = circuit["metadata"]["query"]
+    assert 'ic_circuit_state{job="charge-recovery", dependency=~"debit|store"}' in query
+    assert "or vector(0)" in query  # no pod reporting is "no circuit open", not a scaler error
 
 
 def test_the_replica_count_is_left_to_keda() -> None:

@@ -14,7 +14,7 @@ import yaml
 from tools.alert_rules import main as alert_rules_main
 from tools.alert_rules import runbook_bases
 from tools.local_stack import REPO_ROOT
-from tools.metric_names import exported_names, metric_names
+from tools.metric_names import CIRCUIT_METRICS, exported_names, metric_names
 
 DASHBOARD = REPO_ROOT / "deploy" / "grafana" / "charge-recovery.json"
 ALERTS = REPO_ROOT / "deploy" / "prometheus" / "alerts.yml"
@@ -52,13 +52,22 @@ def test_every_dashboard_expression_parses(tmp_path: Path) -> None:
     assert f"SUCCESS: {len(exprs)} rules found" in done.stdout
 
 
+def scaler_queries() -> list[str]:
+    """The PromQL of the KEDA ScaledObject's prometheus triggers."""
+    documents = yaml.safe_load_all((REPO_ROOT / "deploy" / "k8s" / "keda-scaledobject.yaml").read_text())
+    return [t["metadata"]["query"] for d in documents if d and d["kind"] == "ScaledObject"
+            for t in d["spec"]["triggers"] if t["type"] == "prometheus"]
+
+
 def test_metrics_used_are_exported() -> None:
     used: set[str] = set()
-    for expr in dashboard_exprs() + [r["expr"] for r in alert_rules()]:
+    assert scaler_queries()
+    for expr in dashboard_exprs() + [r["expr"] for r in alert_rules()] + scaler_queries():
         used |= metric_names(expr)
     exported = exported_names()
     assert {"ic_fenced_total", "ic_debits_total", "ic_dlq_forwards_total"} <= exported  # the scan works
     assert used - exported - CLOUDWATCH == set()
+    assert CIRCUIT_METRICS <= exported, f"circuit metrics not exported: {sorted(CIRCUIT_METRICS - exported)}"
 
 
 def anchors(markdown: str) -> set[str]:

@@ -72,7 +72,9 @@ def verdicts(run: Run) -> dict[str, checkers.CheckResult]:
 def test_a_clean_run_passes_every_checker() -> None:
     results = verdicts(clean_run())
     assert [name for name, r in results.items() if not r.ok] == []
-    assert all(r.asserted for r in results.values())
+    assert all(results[n].asserted for n in ("C1", "C2", "C3", "C4", "C4L", "C5"))
+    # The long-outage checkers judge only runs that had an outage (or a Retry-After).
+    assert [n for n in ("C6", "C7", "C8", "C9", "C10") if results[n].asserted] == []
     assert results["C1"].counts == {"debits": 2, "doubles": 0, "attempts": 4, "maxAttempts": 2, "replays": 0}
     assert results["C3"].counts == {"ledgerTotal": 401, "expectedTotal": 401}
 
@@ -152,6 +154,18 @@ def test_c4_accepts_an_unlogged_final_write_only_from_the_newest_claim_of_a_kill
     assert not verdicts(run)["C4"].ok, "the table holds a superseded claim's token"
 
 
+def test_c4_accepts_an_unlogged_final_write_whose_answer_was_lost_in_a_store_outage() -> None:
+    run = clean_run()
+    run.events = [e for e in run.events if not (e["type"] == "recorded" and e["chargeId"] == "CHG-A")]
+    failed = {"t": 102.3, "type": "store_failed", "chargeId": "CHG-A", "operation": "complete", "consumer": "c2.0"}
+    run.events.append({**failed, "ambiguous": False})
+    assert not verdicts(run)["C4"].ok, "an unambiguous failure wrote nothing"
+    run.events.append({**failed, "ambiguous": True, "consumer": "c1.0"})
+    assert not verdicts(run)["C4"].ok, "c1 did not hold the newest claim"
+    run.events.append({**failed, "ambiguous": True})
+    assert verdicts(run)["C4"].ok, "c2's final write went out and its answer was lost"
+
+
 def test_c4_counts_fenced_writes_without_failing() -> None:
     run = clean_run()
     run.events.append({"t": 103.0, "type": "fenced", "chargeId": "CHG-A", "claimToken": "ta", "consumer": "c1.0"})
@@ -224,3 +238,118 @@ def test_consumer_log_lines_become_events_in_true_time() -> None:
                         {"ts": "2026-12-01T03:00:11.000Z", "event": "request", "path": "/v1/notifications"}])
     assert bank == [{"t": parse_ts("2026-12-01T03:00:11.000Z"), "type": "bank", "chargeId": "CHG-1", "status": 201,
                      "outcome": "created"}]
+
+
+# --- long outages (issue 22): C6-C9 ---------------------------------------------------------
+
+
+def circuit(t: float, to: str, consumer: str, dependency: str = "debit") -> dict[str, Any]:
+    return {"t": t, "type": "circuit", "dependency": dependency, "to": to, "consumer": consumer}
+
+
+def bank(t: float, key: str, outcome: str = "transient", status: int = 503, **fields: Any) -> dict[str, Any]:
+    return {"t": t, "start": t - 0.01, "type": "bank", "chargeId": key, "status": status, "outcome": outcome, **fields}
+
+
+def outage_run() -> Run:
+    """The clean run plus a debit outage from 200 to 260: both consumers' circuits open at
+    201/201.5 and close at 261, three probes (half-open) while open, each one bank attempt,
+    and one call admitted just before the second circuit opened."""
+    run = clean_run()
+    run.events = [e for e in run.events if e["type"] != "bank" or e["t"] < 150]
+    run.events += [
+        {"t": 90.0, "type": "consumer", "what": "consumer started", "consumer": "c1.0"},
+        {"t": 90.0, "type": "consumer", "what": "consumer started", "consumer": "c2.0"},
+        bank(200.5, "CHG-A"), bank(200.9, "CHG-A"),
+        circuit(201.0, "open", "c1.0"), circuit(201.5, "open", "c2.0"),
+        bank(201.6, "CHG-A"),  # admitted before c2.0 opened
+        circuit(210.0, "half_open", "c1.0"), bank(210.01, "CHG-A"), circuit(210.1, "open", "c1.0"),
+        circuit(230.0, "half_open", "c2.0"), bank(230.01, "CHG-A"), circuit(230.1, "open", "c2.0"),
+        circuit(260.5, "half_open", "c1.0"), bank(260.51, "CHG-A", "replay", 200),
+        circuit(260.6, "closed", "c1.0"), circuit(261.0, "closed", "c2.0"),
+    ]
+    run.outages = [{"dependency": "debit", "start": 200.0, "end": 260.0}]
+    run.quiet_from, run.drained_at = 260.0, 275.0
+    run.drain_bound_seconds = 60.0  # C5's stall bound; C8 judges the drain after recovery
+    run.recovery_bound_seconds = 30.0
+    return run
+
+
+def test_an_outage_run_within_its_bounds_passes_c6_to_c8() -> None:
+    results = verdicts(outage_run())
+    assert [name for name, r in results.items() if not r.ok] == []
+    assert all(results[n].asserted for n in ("C6", "C7", "C8"))
+    assert results["C7"].counts == {"attemptsWhileOpen": 4, "probes": 3, "admittedBefore": 1, "openSeconds": 59.1,
+                                    "attemptsBeforeOpen": 6}
+    assert results["C8"].counts == {"drainSeconds": 15.0, "bound": 30.0}
+    assert checkers.open_intervals(outage_run(), "debit") == [(201.5, 260.6)]
+
+
+@pytest.mark.parametrize("plant", ["reasonless", "valid charge with a reason"])
+def test_c6_catches_a_dead_letter_caused_by_the_outage(plant: str) -> None:
+    run = outage_run()
+    reason = None if plant == "reasonless" else "PERMANENT_DEBIT_FAILURE"
+    run.dlq.append({"body": charge_body("CHG-A", "ACC-1", 100), "reason": reason})
+    failing = {r.name for r in checkers.check_all(run) if r.failed}
+    assert "C6" in failing
+
+
+def test_c7_catches_attempts_beyond_the_probes_while_open() -> None:
+    run = outage_run()
+    run.events += [bank(240.0, "CHG-A"), bank(240.2, "CHG-A")]  # no half-open before them
+    assert only_failure(run) == "C7"
+    assert "5 attempts" in verdicts(run)["C7"].detail or "6 attempts" in verdicts(run)["C7"].detail
+
+
+def test_c7_fails_when_the_circuit_never_opened_on_every_consumer() -> None:
+    run = outage_run()
+    run.events = [e for e in run.events if not (e["type"] == "circuit" and e["consumer"] == "c2.0")]
+    assert only_failure(run) == "C7"
+
+
+def test_c8_catches_a_slow_or_missing_drain_after_recovery() -> None:
+    run = outage_run()
+    run.drained_at = 300.0
+    assert only_failure(run) == "C8"
+    assert verdicts(run)["C8"].counts == {"drainSeconds": 40.0, "bound": 30.0}
+    run.drained_at = None
+    assert "C8" in {r.name for r in checkers.check_all(run) if r.failed}
+
+
+def test_c9_catches_a_retry_before_retry_after() -> None:
+    run = clean_run()
+    run.events += [bank(300.0, "CHG-A", "throttled", 429, retryAfter="3"), bank(304.0, "CHG-A", "replay", 200)]
+    assert verdicts(run)["C9"].asserted and verdicts(run)["C9"].ok
+    run.events[-1] = bank(302.0, "CHG-A", "replay", 200)
+    assert only_failure(run) == "C9"
+
+
+def test_circuit_transitions_and_bank_arrival_times_become_events() -> None:
+    events = consumer_events([
+        {"ts": "2026-12-01T03:00:10.500Z", "msg": "circuit opened", "dependency": "debit"},
+        {"ts": "2026-12-01T03:00:11.500Z", "msg": "circuit half-open", "dependency": "debit"},
+        {"ts": "2026-12-01T03:00:11.600Z", "msg": "circuit closed", "dependency": "debit"},
+    ], "c1.0")
+    assert [(e["type"], e["dependency"], e["to"]) for e in events] == [
+        ("circuit", "debit", "open"), ("circuit", "debit", "half_open"), ("circuit", "debit", "closed")]
+    (event,) = bank_events([{"ts": "2026-12-01T03:00:11.000Z", "event": "request", "path": "/v1/debits", "chargeId": "CHG-1",
+                             "status": 429, "outcome": "throttled", "ms": 1500.0, "retryAfter": "3"}])
+    assert event["start"] == pytest.approx(parse_ts("2026-12-01T03:00:11.000Z") - 1.5)
+    assert event["retryAfter"] == "3"
+
+
+def test_c10_catches_a_lost_notification_or_debits_stopped_by_a_notification_outage() -> None:
+    run = clean_run()
+    run.outages = [{"dependency": "notify", "start": 100.0, "end": 103.0}]
+    run.drained_at, run.recovery_bound_seconds = 103.0, 30.0
+    run.notified = {"CHG-A"}
+    run.records["CHG-M"]["status"] = "DEBITED_NOTIFICATION_FAILED"
+    result = verdicts(run)["C10"]
+    assert result.asserted and result.ok, result.detail
+    assert result.counts == {"debitsDuringOutage": 2, "notified": 1, "notificationFailed": 1, "lost": 0}
+    run.records["CHG-M"]["status"] = "DEBITED"  # neither notified nor marked for renotify
+    assert only_failure(run) == "C10"
+    run.records["CHG-M"]["status"] = "DEBITED_NOTIFICATION_FAILED"
+    run.outages = [{"dependency": "notify", "start": 110.0, "end": 120.0}]  # no debit while it lasted
+    run.drained_at = 120.0
+    assert only_failure(run) == "C10"

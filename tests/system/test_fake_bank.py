@@ -3,6 +3,7 @@ ledger and the admin API, exercised over HTTP against the real process."""
 
 from __future__ import annotations
 
+import email.utils
 import http.client
 import json
 import threading
@@ -457,3 +458,100 @@ def test_invalid_startup_faults_flag_fails_fast(processes: ProcessManager) -> No
             ready=json_event("listening"),
             timeout=10,
         )
+
+
+# --- outages: Retry-After, periods, the attempt log (issue 22) ------------------------------
+
+
+@pytest.mark.parametrize("status", [503, 429])
+def test_retry_after_in_delta_seconds_on_injected_errors(fake_bank: FakeBank, status: int) -> None:
+    fake_bank.set_faults(transientErrorRate=1.0, transientErrorStatus=status, retryAfter={"seconds": 6})
+    answer = fake_bank.debit(debit_body())
+    assert answer.status == status
+    assert answer.body["code"] == ("RATE_LIMITED" if status == 429 else "TRANSIENT_FAILURE")
+    assert answer.headers["retry-after"] == "6"
+    assert fake_bank.ledger()["debits"] == []
+
+
+def test_retry_after_as_an_http_date_names_a_moment_at_least_that_far_ahead(fake_bank: FakeBank) -> None:
+    fake_bank.set_faults(transientErrorRate=1.0, transientErrorStatus=429, retryAfter={"seconds": 6, "format": "http-date"})
+    before = time.time()
+    answer = fake_bank.debit(debit_body())
+    after = time.time()
+    assert answer.status == 429
+    when = email.utils.parsedate_to_datetime(answer.headers["retry-after"]).timestamp()
+    assert answer.headers["retry-after"].endswith(" GMT")
+    assert before + 6 <= when <= after + 7
+
+
+def test_notification_failures_carry_retry_after_and_successes_do_not(fake_bank: FakeBank) -> None:
+    fake_bank.set_faults(notificationFailureRate=1.0, retryAfter={"seconds": 3})
+    assert fake_bank.notify(notification_body()).headers["retry-after"] == "3"
+    created = fake_bank.debit(debit_body())
+    assert created.status == 201 and "retry-after" not in created.headers
+
+
+def test_an_outage_for_a_period_ends_by_itself_and_keeps_permanent_failures(fake_bank: FakeBank) -> None:
+    fake_bank.set_faults(
+        transientErrorRate=1.0, latencyMs=50, expiresAfterMs=600, permanentFailures={"ACC-CLOSED": "ACCOUNT_CLOSED"}
+    )
+    assert fake_bank.debit(debit_body("CHG-P-1")).status == 503
+    wait_until(lambda: fake_bank.faults()["transientErrorRate"] == 0.0, timeout=10, interval=0.05, description="outage over")
+    assert fake_bank.faults()["latencyMs"] == 0
+    assert fake_bank.debit(debit_body("CHG-P-1")).status == 201
+    assert fake_bank.debit(debit_body("CHG-P-2", accountId="ACC-CLOSED-1")).status == 422
+
+
+def test_attempts_lists_every_debit_in_arrival_order_with_both_clocks_and_its_answer(fake_bank: FakeBank) -> None:
+    fake_bank.set_faults(transientErrorRate=1.0)
+    assert fake_bank.debit(debit_body("CHG-A-1")).status == 503
+    fake_bank.set_faults()
+    assert fake_bank.debit(debit_body("CHG-A-1")).status == 201
+    assert fake_bank.debit(debit_body("CHG-A-2")).status == 201
+    assert fake_bank.debit(debit_body("CHG-A-1")).status == 200
+    assert fake_bank.notify(notification_body("CHG-A-1")).status == 202
+
+    listed = fake_bank.request("GET", "/admin/attempts").body
+    attempts = listed["attempts"]
+    assert [(a["chargeId"], a["status"], a["outcome"]) for a in attempts] == [
+        ("CHG-A-1", 503, "transient"),
+        ("CHG-A-1", 201, "created"),
+        ("CHG-A-2", 201, "created"),
+        ("CHG-A-1", 200, "replay"),
+    ]
+    assert all(a["kind"] == "debit" for a in attempts)
+    monotonic = [a["monotonicMs"] for a in attempts]
+    assert monotonic == sorted(monotonic) and monotonic[-1] <= listed["nowMonotonicMs"]
+    assert all(abs(a["epochMs"] - time.time() * 1000) < 60_000 for a in attempts)
+
+    only_one = fake_bank.request("GET", "/admin/attempts?chargeId=CHG-A-2").body["attempts"]
+    assert [a["chargeId"] for a in only_one] == ["CHG-A-2"]
+    notes = fake_bank.request("GET", "/admin/attempts?kind=notification").body["attempts"]
+    assert [(a["kind"], a["chargeId"]) for a in notes] == [("notification", "CHG-A-1")]
+    assert fake_bank.request("GET", "/admin/attempts?kind=other").status == 400
+    fake_bank.reset()
+    assert fake_bank.request("GET", "/admin/attempts").body["attempts"] == []
+
+
+def test_an_attempt_is_timed_on_arrival_not_after_the_injected_latency(fake_bank: FakeBank) -> None:
+    fake_bank.set_faults(latencyMs=400)
+    sent = time.time() * 1000
+    assert fake_bank.debit(debit_body()).status == 201
+    (attempt,) = fake_bank.attempts()
+    assert attempt["epochMs"] - sent < 300
+
+
+@pytest.mark.parametrize(
+    "faults",
+    [
+        {"transientErrorStatus": 428},
+        {"retryAfter": {"seconds": -1}},
+        {"retryAfter": {"seconds": 6, "format": "rfc850"}},
+        {"retryAfter": 6},
+        {"expiresAfterMs": -5},
+    ],
+    ids=lambda f: json.dumps(f),
+)
+def test_invalid_outage_configuration_is_rejected(fake_bank: FakeBank, faults: dict[str, Any]) -> None:
+    response = fake_bank.request("POST", "/admin/faults", faults)
+    assert response.status == 400 and response.body["code"] == "INVALID_FAULTS"

@@ -22,6 +22,20 @@ shows it is caught.
   that bound, and the queue does empty. A backlog left by the faults drains at the stack's own
   speed, which on a shared machine says nothing about the protocol, so it is the longest stall
   that is bounded, not the whole drain; the drain time is reported.
+
+Long outages (issue 22), asserted only on runs whose nemesis had one:
+
+- C6 no DLQ entry caused by the outage: nothing in the DLQ without a failureReason (SQS's
+  maxReceiveCount ran out) and no valid charge in the DLQ.
+- C7 debit attempts while open <= probes + calls before it opened: while every consumer's
+  debit circuit is open or half-open, the bank attempts (by arrival) are at most the
+  half-open transitions (one probe each) plus those arriving within admitted_grace_s of the
+  opening (admitted before it).
+- C8 drained within recovery_bound_seconds() after the outage ended.
+- C9 Retry-After honoured: a charge answered 429/503 with Retry-After N is not tried again
+  before N seconds (asserted on any run that saw such an answer).
+- C10 no notification lost: during a notification outage debits go on, and every debited
+  charge is notified or recorded DEBITED_NOTIFICATION_FAILED (renotify's input).
 """
 
 from __future__ import annotations
@@ -79,6 +93,14 @@ class Run:
     quiet_from: float | None = None  # last fault over and last message sent
     drained_at: float | None = None  # source queue empty (None: it never was)
     drain_bound_seconds: float | None = None
+    # Long outages (issue 22): each {"dependency": debit|store|notify, "start", "end"} (epoch
+    # seconds of the nemesis's fault window); C6-C9 are asserted only on runs that have one.
+    outages: list[dict[str, Any]] = field(default_factory=list)
+    recovery_bound_seconds: float | None = None
+    # Attempts that reach the bank this soon after a circuit opened were admitted before it
+    # did (the breaker answered, then the request went out): calls before it opened.
+    admitted_grace_s: float = 0.25
+    notified: set[str] | None = None  # chargeIds the bank holds a notification for (None: not read)
 
     def of_type(self, *types: str) -> list[Event]:
         return [e for e in self.events if e["type"] in types]
@@ -223,14 +245,20 @@ def c4_no_stale_completion(run: Run) -> CheckResult:
             if record is not None and record.get("claimToken") != token:
                 problems.append(f"{key}: table token {str(record.get('claimToken'))[:8]} is not the writer's {token[:8]}")
     died = {e["consumer"]: e["t"] for e in run.of_type("fault") if e.get("action") == "kill" and "consumer" in e}
+    # A final write whose answer was lost (the connection cut after the request went out: a
+    # store outage) is logged as an ambiguous store failure, and may have landed.
+    ambiguous_final = {(e["consumer"], e.get("chargeId")) for e in run.of_type("store_failed")
+                       if e.get("ambiguous") and e.get("operation") in ("complete", "fail")}
     for key, record in run.records.items():
         if record.get("state") not in ("DONE", "FAILED") or (key, last_epoch) in writes:
             continue
-        # A writer SIGKILLed between its write and its log line leaves no `recorded` event:
-        # the table's token must then be the newest claim's, and that claim's process killed.
+        # A writer SIGKILLed between its write and its log line, or whose write's answer was
+        # lost, leaves no `recorded` event: the table's token must then be the newest claim's,
+        # and that claim's process killed or its final write ambiguous.
         acquired = [c for c in claims.get(key, []) if run.epoch(c["t"]) == last_epoch]
         newest = max(acquired, key=lambda c: c.get("fence") or 0, default=None)
-        if newest is None or newest.get("claimToken") != record.get("claimToken") or newest["consumer"] not in died:
+        explained = newest is not None and (newest["consumer"] in died or (newest["consumer"], key) in ambiguous_final)
+        if newest is None or newest.get("claimToken") != record.get("claimToken") or not explained:
             problems.append(f"{key}: final in the table but no accepted final write in the history")
     counts = {"fenced": len(fenced), "finalWrites": sum(len(t) for t in writes.values())}
     detail = f"{counts['finalWrites']} accepted final writes, {len(fenced)} fenced writes refused"
@@ -301,7 +329,139 @@ def c5_drain_bound(run: Run) -> CheckResult:
                                                  "bound": round(run.drain_bound_seconds, 1)})
 
 
-CHECKERS = (c1_no_double_debit, c2_nothing_lost, c3_money_conserved, c4_no_stale_completion, c4l_one_live_claim, c5_drain_bound)
+def _na(name: str, why: str) -> CheckResult:
+    return CheckResult(name, True, why, asserted=False)
+
+
+def c6_no_outage_dead_letters(run: Run) -> CheckResult:
+    """No DLQ entry caused by an outage: nothing dead-lettered by SQS (no failureReason: the
+    receive count ran out) and no valid charge in the DLQ at all."""
+    if not run.outages:
+        return _na("C6", "no long outage in this run")
+    by_charge, _ = _dlq_by_charge(run)
+    reasonless = [m for m in run.dlq if not m.get("reason")]
+    valid_in_dlq = sorted(c for c in by_charge if run.plan.get(c, {}).get("kind") == "valid")
+    counts = {"dlq": len(run.dlq), "withoutReason": len(reasonless), "validCharges": len(valid_in_dlq)}
+    detail = f"{len(run.dlq)} in the DLQ, {len(reasonless)} without reason, {len(valid_in_dlq)} valid charges"
+    ok = not reasonless and not valid_in_dlq
+    return CheckResult("C6", ok, detail if ok else f"{detail}, e.g. {valid_in_dlq[:3]}", counts=counts)
+
+
+def open_intervals(run: Run, dependency: str) -> list[tuple[float, float]]:
+    """When every consumer's `dependency` circuit was not closed (open or half-open): the
+    stretches during which any bank attempt must be a probe (or admitted before the open)."""
+    consumers = {e["consumer"] for e in run.of_type("consumer") if e.get("what") == "consumer started"}
+    state = {c: "closed" for c in consumers}
+    intervals: list[tuple[float, float]] = []
+    since: float | None = None
+    for e in sorted((e for e in run.of_type("circuit") if e.get("dependency") == dependency), key=lambda e: e["t"]):
+        state[e["consumer"]] = e["to"]
+        all_open = bool(state) and all(v != "closed" for v in state.values())
+        if all_open and since is None:
+            since = e["t"]
+        elif not all_open and since is not None:
+            intervals.append((since, e["t"]))
+            since = None
+    if since is not None:
+        intervals.append((since, max((e["t"] for e in run.events), default=since)))
+    return intervals
+
+
+def c7_attempts_while_open(run: Run) -> CheckResult:
+    """Debit attempts while every debit circuit is open <= probes (half-open transitions) +
+    the calls admitted before it opened."""
+    if not any(o["dependency"] == "debit" for o in run.outages):
+        return _na("C7", "no debit outage in this run")
+    intervals = open_intervals(run, "debit")
+    if not intervals:
+        return CheckResult("C7", False, "the debit circuit never opened on every consumer", counts={"intervals": 0})
+    starts = [e.get("start", e["t"]) for e in run.of_type("bank")]
+    half_open = [e["t"] for e in run.of_type("circuit") if e.get("dependency") == "debit" and e.get("to") == "half_open"]
+    attempts = probes = before = 0
+    worst: list[str] = []
+    for a, b in intervals:
+        inside = sum(1 for t in starts if a < t <= b)
+        admitted = sum(1 for t in starts if a < t <= a + run.admitted_grace_s)
+        probed = sum(1 for t in half_open if a - run.admitted_grace_s < t <= b)
+        attempts, probes, before = attempts + inside, probes + probed, before + admitted
+        if inside > probed + admitted:
+            worst.append(f"{inside} attempts in {b - a:.1f} s open, {probed} probes + {admitted} admitted before")
+    open_s = sum(b - a for a, b in intervals)
+    counts = {"attemptsWhileOpen": attempts, "probes": probes, "admittedBefore": before, "openSeconds": round(open_s, 1),
+              "attemptsBeforeOpen": sum(1 for t in starts if t <= intervals[0][0])}
+    detail = (f"{attempts} debit attempts in {open_s:.1f} s with every circuit open, bound {probes} probes + "
+              f"{before} admitted before it opened; {counts['attemptsBeforeOpen']} attempts before")
+    return CheckResult("C7", not worst, detail if not worst else f"{detail}; {worst[:2]}", counts=counts)
+
+
+def c8_drain_after_recovery(run: Run) -> CheckResult:
+    """The backlog is drained within a bound after the (last) outage ended."""
+    if not run.outages:
+        return _na("C8", "no long outage in this run")
+    recovered = max(o["end"] for o in run.outages)
+    bound = run.recovery_bound_seconds
+    if run.drained_at is None or bound is None:
+        return CheckResult("C8", False, "the source queue did not drain after the outage", counts={"drainSeconds": None})
+    drain = max(0.0, run.drained_at - recovered)
+    detail = f"drained {drain:.1f} s after the outage ended (bound {bound:.1f} s)"
+    return CheckResult("C8", drain <= bound, detail, counts={"drainSeconds": round(drain, 1), "bound": round(bound, 1)})
+
+
+def c9_retry_after_honoured(run: Run) -> CheckResult:
+    """After a 429/503 carrying `Retry-After: N` (delta-seconds), the same charge's next attempt
+    arrives no sooner than N seconds later."""
+    answered = [e for e in run.of_type("bank") if str(e.get("retryAfter", "")).isdigit()]
+    if not answered:
+        return _na("C9", "no Retry-After answered in this run")
+    by_charge: dict[str, list[Event]] = defaultdict(list)
+    for e in run.of_type("bank"):
+        by_charge[e["chargeId"]].append(e)
+    early: list[str] = []
+    gaps: list[float] = []
+    for e in answered:
+        later = sorted((x for x in by_charge[e["chargeId"]] if x.get("start", x["t"]) > e.get("start", e["t"])),
+                       key=lambda x: x.get("start", x["t"]))
+        if not later:
+            continue
+        gap = later[0].get("start", later[0]["t"]) - e["t"]  # from the answer to the next arrival
+        gaps.append(gap)
+        if gap < int(e["retryAfter"]):
+            early.append(f"{e['chargeId']}: retried {gap:.2f} s after Retry-After: {e['retryAfter']}")
+    counts = {"answered": len(answered), "retried": len(gaps), "minGap": round(min(gaps), 2) if gaps else None}
+    detail = f"{len(answered)} answers with Retry-After, {len(gaps)} retried, shortest gap {counts['minGap']} s"
+    return CheckResult("C9", not early, detail if not early else f"{detail}; {early[:3]}", counts=counts)
+
+
+def c10_no_notification_lost(run: Run) -> CheckResult:
+    """A notification outage never stops debits and never loses a notification: debits were
+    committed while it lasted, and every debited charge is notified or recorded
+    DEBITED_NOTIFICATION_FAILED (which `renotify --all-failed-notifications` recovers)."""
+    windows = [o for o in run.outages if o["dependency"] == "notify"]
+    if not windows or run.notified is None:
+        return _na("C10", "no notification outage in this run")
+    during = sum(1 for e in run.of_type("bank") if e.get("outcome") in COMMITTING
+                 and any(w["start"] <= e["t"] <= w["end"] for w in windows))
+    lost = sorted(d["chargeId"] for d in run.ledger if d["chargeId"] not in run.notified
+                  and run.records.get(d["chargeId"], {}).get("status") != "DEBITED_NOTIFICATION_FAILED")
+    failed = sum(1 for r in run.records.values() if r.get("status") == "DEBITED_NOTIFICATION_FAILED")
+    counts = {"debitsDuringOutage": during, "notified": len(run.notified), "notificationFailed": failed, "lost": len(lost)}
+    detail = (f"{during} debits during the outage; {len(run.notified)} notified, {failed} DEBITED_NOTIFICATION_FAILED "
+              f"(renotify recovers them), {len(lost)} neither")
+    ok = during > 0 and not lost
+    return CheckResult("C10", ok, detail if ok else f"{detail}, e.g. {lost[:3]}", counts=counts)
+
+
+CHECKERS = (c1_no_double_debit, c2_nothing_lost, c3_money_conserved, c4_no_stale_completion, c4l_one_live_claim, c5_drain_bound,
+            c6_no_outage_dead_letters, c7_attempts_while_open, c8_drain_after_recovery, c9_retry_after_honoured,
+            c10_no_notification_lost)
+
+
+def recovery_bound_seconds(lease_s: float, probe_max_s: float, ramp_s: float, charges: int) -> float:
+    """What C8 allows from the dependency's return to an empty queue: the next probe (at most
+    the probe cap, + 10% jitter), the ramp, the visibility of messages handed back on the
+    probe schedule (probe cap again) and of one lease, the longest retry backoff a receive
+    count of 4 reaches (16 s), and the backlog's own work at a modest 20 charges/s."""
+    return 2 * probe_max_s * 1.1 + ramp_s + lease_s + 16.0 + charges / 20.0
 
 
 def check_all(run: Run) -> list[CheckResult]:

@@ -2,10 +2,11 @@
 clock, which no nemesis skews) and `type`.
 
 The harness writes `send`, `fault` and `sample` events as they happen. Consumer events
-(`claim`, `debit`, `release`, `recorded`, `fenced`, `store_failed`, `dlq`) are derived
+(`claim`, `debit`, `release`, `recorded`, `fenced`, `store_failed`, `dlq`, `circuit`) are derived
 afterwards from each consumer's JSON log; a consumer whose clock was skewed by `offset_ms`
 has its timestamps moved back to true time. Bank attempts (`bank`) come from the fake bank's
-request log. A delivery is visible as its `claim` (valid bodies) or `dlq` (invalid ones);
+request log (`start`: when the attempt arrived, `retryAfter`: the header it was answered
+with). A delivery is visible as its `claim` (valid bodies) or `dlq` (invalid ones);
 an ack is what follows `recorded`, a DUPLICATE_DONE claim or a `dlq`.
 """
 
@@ -59,6 +60,10 @@ def parse_ts(ts: str) -> float:
     return seconds + (int(rest[:3].ljust(3, "0")) / 1000 if rest else 0.0)
 
 
+# One log line per circuit transition (docs/design.md, issue 22).
+CIRCUIT_TRANSITIONS = {"circuit opened": "open", "circuit half-open": "half_open", "circuit closed": "closed"}
+
+
 def consumer_events(lines: Iterable[Event], consumer: str, offset_ms: int = 0) -> list[Event]:
     """History events from one consumer's JSON log lines. `offset_ms` is how far its clock was
     set ahead of true time (libfaketime), so `t` is true time and `leaseUntil` stays as written
@@ -89,9 +94,12 @@ def consumer_events(lines: Iterable[Event], consumer: str, offset_ms: int = 0) -
             out.append({**base, "type": "fenced", **ids, "operation": line.get("operation"),
                         "claimToken": line.get("claimToken")})
         elif msg == "idempotency store failed":
-            out.append({**base, "type": "store_failed", **ids, "operation": line.get("operation")})
+            out.append({**base, "type": "store_failed", **ids, "operation": line.get("operation"),
+                        "ambiguous": bool(line.get("ambiguous"))})
         elif msg == "dead-lettering":
             out.append({**base, "type": "dlq", **ids, "reason": line.get("failureReason")})
+        elif msg in CIRCUIT_TRANSITIONS and isinstance(line.get("dependency"), str):
+            out.append({**base, "type": "circuit", "dependency": line["dependency"], "to": CIRCUIT_TRANSITIONS[msg]})
         elif msg in ("consumer started", "stopping", "consumer stopped"):
             out.append({**base, "type": "consumer", "what": msg})
     return out
@@ -104,6 +112,12 @@ def bank_events(lines: Iterable[Event]) -> list[Event]:
     for line in lines:
         if line.get("event") != "request" or line.get("path") != "/v1/debits" or "ts" not in line:
             continue
-        out.append({"t": round(parse_ts(line["ts"]), 3), "type": "bank", "chargeId": line.get("chargeId"),
-                    "status": line.get("status"), "outcome": line.get("outcome")})
+        event = {"t": round(parse_ts(line["ts"]), 3), "type": "bank", "chargeId": line.get("chargeId"),
+                 "status": line.get("status"), "outcome": line.get("outcome")}
+        if isinstance(line.get("ms"), (int, float)):
+            # The line is written when the answer went out: the attempt arrived `ms` earlier.
+            event["start"] = round(event["t"] - line["ms"] / 1000, 3)
+        if "retryAfter" in line:
+            event["retryAfter"] = line["retryAfter"]
+        out.append(event)
     return out

@@ -141,6 +141,18 @@ def bank_window(faults: dict[str, Any]) -> Callable[[Nemesis, Step], None]:
     return action
 
 
+def store_outage(n: Nemesis, step: Step) -> None:
+    """The idempotency store alone unreachable (its proxy refuses every connection, SQS stays
+    up) for the window: no record is lost, unlike store-restart."""
+    n.mark(step.fault, "start", seconds=step.seconds)
+    n.stack.store_proxy_mode("refuse")
+    try:
+        time.sleep(step.seconds)
+    finally:
+        n.stack.store_proxy_mode("forward")
+        n.mark(step.fault, "stop")
+
+
 def commit_then_timeout(n: Nemesis, step: Step) -> None:
     """Half the window answers late (beyond the client's timeout), half drops the connection."""
     half = step.seconds / 2
@@ -172,4 +184,13 @@ ACTIONS: dict[str, Callable[[Nemesis, Step], None]] = {
     "bank-commit-timeout": commit_then_timeout,
     "bank-503": bank_window({"transientErrorRate": 0.3}),
     "redrive": redrive,
+    # Long outages (issue 22); their durations are set per scenario (tools/chaos/runner.py).
+    "bank-outage": bank_window({"transientErrorRate": 1.0}),
+    "store-outage": store_outage,
+    "notify-outage": bank_window({"notificationFailureRate": 1.0}),
+    "bank-429": bank_window({"transientErrorRate": 0.3, "transientErrorStatus": 429, "retryAfter": {"seconds": 3}}),
+    "bank-slow": bank_window({"latencyMs": 1500}),
 }
+
+# Fault kinds whose window is an outage of one dependency (the C6-C8 checkers judge them).
+OUTAGES = {"bank-outage": "debit", "store-outage": "store", "notify-outage": "notify"}

@@ -10,7 +10,8 @@ from tools.chaos.checkers import CheckResult
 from tools.chaos.history import Event
 
 COLUMNS = ["scenario", "seed", "charges", "messages", "attempts", "debits", "doubles", "lost", "fenced",
-           "overlaps", "drain s", "max stall s (bound)", "C1", "C2", "C3", "C4", "C4L", "C5"]
+           "overlaps", "drain s", "max stall s (bound)", "DLQ", "open attempts (bound)", "drain after recovery s (bound)",
+           "C1", "C2", "C3", "C4", "C4L", "C5", "C6", "C7", "C8", "C9", "C10"]
 
 
 def row(scenario: str, seed: int, charges: int, messages: int, results: list[CheckResult]) -> dict[str, Any]:
@@ -29,8 +30,24 @@ def row(scenario: str, seed: int, charges: int, messages: int, results: list[Che
         "overlaps": by["C4L"].counts.get("overlaps"),
         "drain s": drain if drain is not None else "no drain",
         "max stall s (bound)": f"{by['C5'].counts.get('maxStall')} ({by['C5'].counts.get('bound')})",
+        "DLQ": by["C2"].counts.get("dlq"),
+        "open attempts (bound)": _open_attempts(by.get("C7")),
+        "drain after recovery s (bound)": _after_recovery(by.get("C8")),
         **{name: ("pass" if r.ok else "FAIL") if r.asserted else ("n/a" if r.ok else "n/a (violated)") for name, r in by.items()},
     }
+
+
+def _open_attempts(result: CheckResult | None) -> str:
+    if result is None or "attemptsWhileOpen" not in result.counts:
+        return "-"
+    c = result.counts
+    return f"{c['attemptsWhileOpen']} ({c['probes']}+{c['admittedBefore']})"
+
+
+def _after_recovery(result: CheckResult | None) -> str:
+    if result is None or "bound" not in result.counts:
+        return "-"
+    return f"{result.counts['drainSeconds']} ({result.counts['bound']})"
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:

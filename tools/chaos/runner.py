@@ -20,7 +20,7 @@ from typing import Any
 
 from tools.chaos import checkers, report
 from tools.chaos.history import History, bank_events, consumer_events
-from tools.chaos.nemesis import BANK_TIMEOUT_S, BASE_FAULTS, Nemesis, Step
+from tools.chaos.nemesis import BANK_TIMEOUT_S, BASE_FAULTS, OUTAGES, Nemesis, Step
 from tools.chaos.stack import ChaosStack
 from tools.chaos.workload import Workload, make_workload
 from tools.local_stack.paths import REPO_ROOT
@@ -32,6 +32,11 @@ MAX_RECEIVE_COUNT = 20
 # Heartbeat lateness C4L allows for: the heartbeat extends at half the lease; on this loaded
 # machine an extension can land a second late. The bound is skew + lateness <= lease/2.
 HEARTBEAT_MARGIN_MS = 1000
+
+
+OUTAGE_LEASE_S = 2
+CIRCUIT_ENV = {"CIRCUIT_PROBE_MIN_MS": "500", "CIRCUIT_PROBE_MAX_MS": "2000", "CIRCUIT_RAMP_MS": "2000"}
+OUTAGE_SPEC: dict[str, Any] = {"lease": OUTAGE_LEASE_S, "maxReceiveCount": 5, "sendSeconds": 8.0, "env": CIRCUIT_ENV}
 
 
 def scenarios(lease: int) -> dict[str, dict[str, Any]]:
@@ -49,6 +54,18 @@ def scenarios(lease: int) -> dict[str, dict[str, Any]]:
         "skew-minus-2lease": {"offsets": [-2 * lease * 1000, 0, 0], "steps": []},
         "redrive": {"steps": [Step(6, "redrive", params={"max": 40}), Step(12, "redrive", params={"max": 40})]},
         "mixed": {"mixed": True},
+        # Long outages (issue 22), sized for CI: a 2 s lease makes 25 leases 50 s, and
+        # maxReceiveCount 5 is the issue's (before the circuits, SQS dead-lettered every
+        # charge of such an outage). Each is sent over 8 s (or charges/60 s) from t=0, the
+        # outage starting at 2 s, so the whole workload meets it.
+        "bank-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "bank-outage", 25 * OUTAGE_LEASE_S)]},
+        "store-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "store-outage", 10 * OUTAGE_LEASE_S)], "storeProxy": True},
+        "notify-outage-long": {**OUTAGE_SPEC, "steps": [Step(2, "notify-outage", 6 * OUTAGE_LEASE_S)]},
+        "bank-429-retry-after": {**OUTAGE_SPEC, "steps": [Step(2, "bank-429", 6)]},
+        # Latency x10 and more (1.5 s a call against a few ms): BANK_SLOW_CALL_MS 1000 makes
+        # every call slow, so the adaptive limit shrinks; lease 4 s keeps the calls inside it.
+        "bank-slow": {**OUTAGE_SPEC, "lease": LEASE_S, "steps": [Step(2, "bank-slow", 8)],
+                      "env": {**CIRCUIT_ENV, "BANK_SLOW_CALL_MS": "1000"}},
     }
 
 
@@ -120,18 +137,37 @@ class Sampler(threading.Thread):
             self.history.add("sample", visible=int(a[names[0]]), inFlight=int(a[names[1]]))
 
 
+def outage_windows(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The nemesis's outage windows (fault start to stop) with the dependency each took away."""
+    windows: list[dict[str, Any]] = []
+    started: dict[str, float] = {}
+    for e in events:
+        if e["type"] != "fault" or e.get("fault") not in OUTAGES:
+            continue
+        if e.get("action") == "start":
+            started[e["fault"]] = e["t"]
+        elif e.get("action") == "stop" and e["fault"] in started:
+            windows.append({"dependency": OUTAGES[e["fault"]], "start": started.pop(e["fault"]), "end": e["t"]})
+    return windows
+
+
 def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: Path, send_seconds: float) -> tuple[dict[str, Any], list[checkers.CheckResult], str]:
     rng = random.Random(f"{seed}:{name}")
+    lease = int(spec.get("lease", LEASE_S))
+    if "sendSeconds" in spec:
+        send_seconds = max(float(spec["sendSeconds"]), charges / 60)
     offsets = spec.get("offsets", [0] * CONSUMERS)
     steps = spec.get("steps", [])
     if spec.get("mixed"):
-        offsets, steps = mixed_schedule(rng, LEASE_S, send_seconds)
+        offsets, steps = mixed_schedule(rng, lease, send_seconds)
     directory = out / name
     history = History(directory / "history.jsonl")
-    history.add("scenario", name=name, seed=seed, charges=charges, leaseSeconds=LEASE_S, offsetsMs=offsets,
-                steps=[vars(s) for s in steps])
+    env = spec.get("env", {})
+    history.add("scenario", name=name, seed=seed, charges=charges, leaseSeconds=lease, offsetsMs=offsets,
+                steps=[vars(s) for s in steps], env=env, maxReceiveCount=spec.get("maxReceiveCount", MAX_RECEIVE_COUNT))
     workload = make_workload(name.replace("-", "")[:12], charges, rng)
-    stack = ChaosStack(directory / "logs", LEASE_S, WORKERS, MAX_RECEIVE_COUNT, seed)
+    stack = ChaosStack(directory / "logs", lease, WORKERS, int(spec.get("maxReceiveCount", MAX_RECEIVE_COUNT)), seed,
+                       extra_env=env, store_proxy=bool(spec.get("storeProxy")))
     try:
         stack.provision(f"{name}-{seed}")
         stack.bank.set_faults(BASE_FAULTS)
@@ -148,7 +184,7 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
         quiet_from = max(producer.finished_at, nemesis.last_fault_end)
         skew = max(offsets) - min(offsets + [0])
         # Generous wait; C5 judges the measured time against its own bound.
-        deadline = time.monotonic() + checkers.drain_bound_seconds(LEASE_S, 8, skew, BANK_TIMEOUT_S) + 60
+        deadline = time.monotonic() + checkers.drain_bound_seconds(lease, 8, skew, BANK_TIMEOUT_S) + 60
         drained_at = None
         while time.monotonic() < deadline:
             try:
@@ -159,7 +195,9 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
                 pass
             time.sleep(0.25)
         sampler.stop.set()
-        ledger = stack.bank.ledger()["debits"]
+        bank_ledger = stack.bank.ledger()
+        ledger = bank_ledger["debits"]
+        notified = {n["chargeId"] for n in bank_ledger["notifications"]}
         records = stack.records()
         dlq = stack.dead_letters()
         depth = stack.depth(stack.queue_url)
@@ -176,13 +214,17 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
                          if e["type"] == "claim" or (e["type"] == "store_failed" and e.get("operation") == "claim"))
     run = checkers.Run(
         plan=workload.plan, invalid=workload.invalid, events=events, ledger=ledger, records=records, dlq=dlq,
-        source_depth=depth, lease_ms=LEASE_S * 1000,
+        source_depth=depth, lease_ms=lease * 1000,
         wipes=[e["t"] for e in events if e["type"] == "fault" and e.get("action") == "wipe"],
         offsets_ms={instance: offset for slot in stack.slots for instance, _, offset in slot.instances},
         heartbeat_margin_ms=HEARTBEAT_MARGIN_MS,
         quiet_from=quiet_from,
         drained_at=drained_at,
-        drain_bound_seconds=checkers.drain_bound_seconds(LEASE_S, max(deliveries.values(), default=1), skew, BANK_TIMEOUT_S),
+        drain_bound_seconds=checkers.drain_bound_seconds(lease, max(deliveries.values(), default=1), skew, BANK_TIMEOUT_S),
+        outages=outage_windows(events),
+        notified=notified,
+        recovery_bound_seconds=checkers.recovery_bound_seconds(
+            lease, int(env.get("CIRCUIT_PROBE_MAX_MS", "15000")) / 1000, int(env.get("CIRCUIT_RAMP_MS", "5000")) / 1000, charges),
     )
     results = checkers.check_all(run)
     if nemesis.errors:
@@ -226,7 +268,7 @@ def main(argv: list[str] | None = None) -> int:
         if bad:
             failed.append(name)
         print(f"chaos: {name}: {'; '.join(r.label() for r in results)} ({time.monotonic() - began:.0f} s)", flush=True)
-    summary = (f"# Chaos run, seed {seed}, {args.charges} charges per scenario, lease {LEASE_S} s, "
+    summary = (f"# Chaos run, seed {seed}, {args.charges} charges per scenario, lease {LEASE_S} s (long-outage scenarios {OUTAGE_LEASE_S} s), "
                f"{CONSUMERS} consumers x {WORKERS} workers, {time.monotonic() - started:.0f} s\n\n"
                f"Replay: `python -m tools.chaos --seed {seed} --charges {args.charges} --scenarios {','.join(names)}`\n\n"
                + report.markdown(rows) + "\n## Checker details\n\n" + "".join(texts))

@@ -23,6 +23,7 @@ from tools.local_stack.charge_recovery import Consumer, _started, parse_assignme
 from tools.local_stack.moto import MOTO_LAUNCHER, MotoServer
 from tools.local_stack.paths import PYTHON
 from tools.local_stack.processes import ManagedProcess, json_event
+from tools.local_stack.tcp_proxy import Mode, TcpProxy
 
 FAKETIME_LIB = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
 
@@ -86,7 +87,8 @@ class Spawner:
 
 
 class ChaosStack:
-    def __init__(self, log_dir: Path, lease_seconds: int, workers: int, max_receive_count: int, seed: int) -> None:
+    def __init__(self, log_dir: Path, lease_seconds: int, workers: int, max_receive_count: int, seed: int,
+                 extra_env: dict[str, str] | None = None, store_proxy: bool = False) -> None:
         self.spawner = Spawner()
         self.manager = ProcessManager(log_dir)
         self.lease_seconds = lease_seconds
@@ -96,6 +98,10 @@ class ChaosStack:
         self.ddb_moto = start_moto(self.manager, name="moto-dynamodb")
         self.ddb_port = int(self.ddb_moto.process.ready_info["port"])
         self.bank = start_fake_bank(self.manager, seed=seed)
+        self.extra_env = dict(extra_env or {})
+        # store-outage-long takes DynamoDB away through this proxy; the harness's own clients
+        # (records, provisioning) keep talking to moto directly.
+        self.proxy = TcpProxy("127.0.0.1", self.ddb_port) if store_proxy else None
         self.sqs = self.sqs_moto.sqs(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
         self.dynamodb = self.ddb_moto.dynamodb(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
         self.names: tuple[str, str, str] | None = None
@@ -112,6 +118,11 @@ class ChaosStack:
             "AWS_ENDPOINT_URL_DYNAMODB": self.ddb_moto.endpoint_url,
             "LEASE_SECONDS": str(self.lease_seconds),
         }
+
+    def store_proxy_mode(self, mode: Mode) -> None:
+        if self.proxy is None:
+            raise RuntimeError("this stack has no store proxy (store_proxy=True)")
+        self.proxy.set_mode(mode)
 
     def provision(self, suffix: str) -> None:
         """Fresh table and queues (`charge-recovery provision`), names ending in `suffix`."""
@@ -139,6 +150,8 @@ class ChaosStack:
             "ADMIN_ADDR": "127.0.0.1:0",
             "LOG_LEVEL": "info",
             "SHUTDOWN_GRACE_SECONDS": "30",
+            **({"AWS_ENDPOINT_URL_DYNAMODB": self.proxy.url} if self.proxy is not None else {}),
+            **self.extra_env,
             **faketime_env(slot.offset_ms),
         }
 
@@ -252,6 +265,8 @@ class ChaosStack:
         return list(seen.values())
 
     def close(self) -> None:
+        if self.proxy is not None:
+            self.proxy.close()
         for slot in self.slots:
             self.signal(slot, signal.SIGCONT)
         try:

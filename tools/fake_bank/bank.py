@@ -80,10 +80,43 @@ def _wall_clock_ms() -> int:
     return int(time.time() * 1000)
 
 
+def _monotonic_ms() -> float:
+    return time.monotonic() * 1000
+
+
+@dataclass
+class Attempt:
+    """One debit or notification request as it arrived (before any injected latency), and
+    how it was answered (status None until answered, or when it hung without an answer)."""
+
+    kind: str
+    charge_id: str
+    monotonic_ms: float
+    epoch_ms: int
+    status: int | None = None
+    outcome: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "chargeId": self.charge_id,
+            "monotonicMs": round(self.monotonic_ms, 3),
+            "epochMs": self.epoch_ms,
+            "status": self.status,
+            "outcome": self.outcome,
+        }
+
+
 class Bank:
-    def __init__(self, seed: int, clock_ms: Callable[[], int] = _wall_clock_ms) -> None:
+    def __init__(
+        self,
+        seed: int,
+        clock_ms: Callable[[], int] = _wall_clock_ms,
+        monotonic_ms: Callable[[], float] = _monotonic_ms,
+    ) -> None:
         self.seed = seed
         self._clock_ms = clock_ms
+        self._monotonic_ms = monotonic_ms
         self._lock = threading.Lock()
         # Never reset: a debitId stays unique for the life of the process, so a stale id
         # from before an /admin/reset can never match a new debit by accident.
@@ -92,6 +125,8 @@ class Bank:
 
     def _reset_locked(self, faults: Faults) -> None:
         self._faults = faults
+        self._faults_set_at = self._monotonic_ms()
+        self._attempts: list[Attempt] = []
         self._rng = random.Random(self.seed)
         self._debits: dict[str, _Debit] = {}
         self._notifications: dict[str, _Notification] = {}
@@ -102,14 +137,41 @@ class Bank:
         with self._lock:
             self._reset_locked(Faults())
 
+    def _effective_locked(self) -> Faults:
+        faults = self._faults
+        if faults.expires_after_ms and self._monotonic_ms() - self._faults_set_at >= faults.expires_after_ms:
+            return faults.expired()
+        return faults
+
     @property
     def faults(self) -> Faults:
+        """The faults in force now (an expired outage reads as none)."""
         with self._lock:
-            return self._faults
+            return self._effective_locked()
 
     def set_faults(self, faults: Faults) -> None:
         with self._lock:
             self._faults = faults
+            self._faults_set_at = self._monotonic_ms()
+
+    def arrived(self, kind: str, charge_id: str) -> Attempt:
+        """Records a request on arrival; the handler fills in its answer via answered()."""
+        with self._lock:
+            attempt = Attempt(kind, charge_id, self._monotonic_ms(), self._clock_ms())
+            self._attempts.append(attempt)
+            return attempt
+
+    def answered(self, attempt: Attempt, status: int | None, outcome: str) -> None:
+        with self._lock:
+            attempt.status, attempt.outcome = status, outcome
+
+    def attempts(self, kind: str | None = None, charge_id: str | None = None) -> list[dict[str, Any]]:
+        with self._lock:
+            return [
+                a.to_json()
+                for a in self._attempts
+                if (kind is None or a.kind == kind) and (charge_id is None or a.charge_id == charge_id)
+            ]
 
     def count(self, stat: str) -> None:
         with self._lock:
@@ -122,17 +184,20 @@ class Bank:
     def hangs(self) -> int | None:
         """Draws the hang fault for one debit: the milliseconds to hold it, or None."""
         with self._lock:
-            if not self._draw(self._faults.hang.rate):
+            hang = self._effective_locked().hang
+            if not self._draw(hang.rate):
                 return None
             self._stats["hangs"] += 1
-            return self._faults.hang.delay_ms
+            return hang.delay_ms
 
     def debit(self, request: DebitRequest, traceparent: str | None = None) -> Outcome:
         with self._lock:
-            faults = self._faults
+            faults = self._effective_locked()
             if self._draw(faults.transient_error_rate):
                 self._stats["transientErrors"] += 1
-                return Outcome(faults.transient_error_status, _error("TRANSIENT_FAILURE"), "transient")
+                status = faults.transient_error_status
+                code = "RATE_LIMITED" if status == 429 else "TRANSIENT_FAILURE"
+                return Outcome(status, _error(code), "throttled" if status == 429 else "transient")
             existing = self._debits.get(request.charge_id)
             if existing is not None:
                 if existing.request != request:
@@ -161,7 +226,7 @@ class Bank:
 
     def notify(self, request: NotificationRequest, traceparent: str | None = None) -> Outcome:
         with self._lock:
-            if self._draw(self._faults.notification_failure_rate):
+            if self._draw(self._effective_locked().notification_failure_rate):
                 self._stats["notificationFailures"] += 1
                 return Outcome(503, _error("NOTIFICATION_UNAVAILABLE"), "transient")
             existing = self._notifications.get(request.key)

@@ -1,6 +1,8 @@
 """Fault configuration of the fake bank (POST /admin/faults) and its strict parser.
 
 A POST replaces the whole configuration; omitted fields take their defaults (no fault).
+`expiresAfterMs` ends the configured outage (all but permanentFailures) on the bank's
+monotonic clock; `retryAfter` adds a Retry-After header to every injected 429/503.
 Unknown fields are rejected so a typo in a test fails loudly instead of injecting nothing.
 """
 
@@ -11,6 +13,7 @@ from typing import Any
 
 PERMANENT_CODES = frozenset({"INSUFFICIENT_FUNDS", "ACCOUNT_CLOSED", "ACCOUNT_NOT_FOUND"})
 COMMIT_THEN_TIMEOUT_MODES = frozenset({"delay", "close"})
+RETRY_AFTER_FORMATS = frozenset({"delta-seconds", "http-date"})
 
 
 class FaultConfigError(ValueError):
@@ -30,10 +33,10 @@ def _rate(obj: dict[str, Any], name: str) -> float:
     return float(value)
 
 
-def _millis(obj: dict[str, Any], name: str, default: int) -> int:
+def _millis(obj: dict[str, Any], name: str, default: int, limit: int = 600_000) -> int:
     value = obj.get(name, default)
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 600_000:
-        raise FaultConfigError(f"{name} must be an integer in [0, 600000]")
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= limit:
+        raise FaultConfigError(f"{name} must be an integer in [0, {limit}]")
     return value
 
 
@@ -96,6 +99,34 @@ class Hang:
 
 
 @dataclass(frozen=True)
+class RetryAfter:
+    """A Retry-After header on every injected 429/503 (debits and notifications): `seconds`
+    from the answer, written as delta-seconds ("6") or as an HTTP-date (RFC 9110 IMF-fixdate,
+    rounded up to the next whole second so the date is never earlier than `seconds`)."""
+
+    seconds: int
+    format: str = "delta-seconds"
+
+    @staticmethod
+    def parse(obj: Any) -> RetryAfter | None:
+        if obj is None:
+            return None
+        if not isinstance(obj, dict):
+            raise FaultConfigError("retryAfter must be an object {seconds, format}")
+        _take(obj, {"seconds", "format"}, "retryAfter")
+        seconds = obj.get("seconds")
+        if isinstance(seconds, bool) or not isinstance(seconds, int) or not 0 <= seconds <= 86_400:
+            raise FaultConfigError("retryAfter.seconds must be an integer in [0, 86400]")
+        form = obj.get("format", "delta-seconds")
+        if form not in RETRY_AFTER_FORMATS:
+            raise FaultConfigError("retryAfter.format must be 'delta-seconds' or 'http-date'")
+        return RetryAfter(seconds, form)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seconds": self.seconds, "format": self.format}
+
+
+@dataclass(frozen=True)
 class Faults:
     latency_ms: int = 0
     transient_error_rate: float = 0.0
@@ -105,6 +136,11 @@ class Faults:
     notification_failure_rate: float = 0.0
     commit_then_timeout: CommitThenTimeout = field(default_factory=CommitThenTimeout)
     hang: Hang = field(default_factory=Hang)
+    retry_after: RetryAfter | None = None
+    # The faults above (all but permanentFailures, which describe accounts, not an outage)
+    # end this many ms after the configuration was set: an outage "for a period" that ends
+    # on the bank's own clock, not when a test gets round to clearing it. 0 = never.
+    expires_after_ms: int = 0
 
     @staticmethod
     def parse(obj: Any) -> Faults:
@@ -120,12 +156,14 @@ class Faults:
                 "notificationFailureRate",
                 "commitThenTimeout",
                 "hang",
+                "retryAfter",
+                "expiresAfterMs",
             },
             "faults",
         )
         status = obj.get("transientErrorStatus", 503)
-        if isinstance(status, bool) or not isinstance(status, int) or not 500 <= status <= 599:
-            raise FaultConfigError("transientErrorStatus must be an integer in [500, 599]")
+        if isinstance(status, bool) or not isinstance(status, int) or not (500 <= status <= 599 or status == 429):
+            raise FaultConfigError("transientErrorStatus must be 429 or an integer in [500, 599]")
         failures = obj.get("permanentFailures", {})
         if not isinstance(failures, dict):
             raise FaultConfigError("permanentFailures must be an object {accountPrefix: code}")
@@ -144,7 +182,13 @@ class Faults:
             notification_failure_rate=_rate(obj, "notificationFailureRate"),
             commit_then_timeout=CommitThenTimeout.parse(obj.get("commitThenTimeout", {})),
             hang=Hang.parse(obj.get("hang", {})),
+            retry_after=RetryAfter.parse(obj.get("retryAfter")),
+            expires_after_ms=_millis(obj, "expiresAfterMs", 0, 86_400_000),
         )
+
+    def expired(self) -> Faults:
+        """What is left once expiresAfterMs has passed: only the permanent failures."""
+        return Faults(permanent_failures=self.permanent_failures)
 
     def permanent_failure_for(self, account_id: str) -> str | None:
         for prefix, code in self.permanent_failures:
@@ -161,4 +205,6 @@ class Faults:
             "notificationFailureRate": self.notification_failure_rate,
             "commitThenTimeout": self.commit_then_timeout.to_json(),
             "hang": self.hang.to_json(),
+            "retryAfter": None if self.retry_after is None else self.retry_after.to_json(),
+            "expiresAfterMs": self.expires_after_ms,
         }

@@ -18,7 +18,9 @@ read in full, so a client can reuse its connection after any answer (including e
 from __future__ import annotations
 
 import argparse
+import email.utils
 import json
+import math
 import os
 import secrets
 import socket
@@ -28,10 +30,10 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Callable
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 from tools.common import LEVELS, JsonLogger, StopSignal, announce_listening, log_server_error, mask_account
-from tools.fake_bank.bank import Bank, Outcome
+from tools.fake_bank.bank import Attempt, Bank, Outcome
 from tools.fake_bank.faults import FaultConfigError, Faults
 from tools.fake_bank.messages import DebitRequest, MalformedRequest, NotificationRequest, parse_json_object
 
@@ -118,7 +120,11 @@ class _Handler(BaseHTTPRequestHandler):
         started = time.monotonic()
         self._status = 0
         self._fields: dict[str, Any] = {}
-        path = urlsplit(self.path).path
+        self._attempt: Attempt | None = None
+        self._extra_headers: dict[str, str] = {}
+        split = urlsplit(self.path)
+        path = split.path
+        self._query = {k: v[-1] for k, v in parse_qs(split.query).items()}
         level = "debug" if method == "GET" else "info"  # ledger/health polling is noise
         try:
             body = self._read_body()
@@ -148,6 +154,8 @@ class _Handler(BaseHTTPRequestHandler):
                 except OSError:
                     pass  # the client is gone; the error line below still records the bug
         finally:
+            if self._attempt is not None:
+                self.server.bank.answered(self._attempt, self._status or None, str(self._fields.get("outcome")))
             self.server.log.log(
                 level,
                 "request",
@@ -198,6 +206,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(payload)))
+        for name, value in self._extra_headers.items():
+            self.send_header(name, value)
         if self.close_connection:
             self.send_header("Connection", "close")
         self.end_headers()
@@ -205,6 +215,15 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _answer(self, outcome: Outcome) -> None:
+        retry_after = self.server.bank.faults.retry_after
+        if retry_after is not None and outcome.status in (429, 503):
+            if retry_after.format == "http-date":
+                # Rounded up: the date must not name a moment earlier than `seconds` from now.
+                when = math.ceil(time.time()) + retry_after.seconds
+                self._extra_headers["Retry-After"] = email.utils.formatdate(when, usegmt=True)
+            else:
+                self._extra_headers["Retry-After"] = str(retry_after.seconds)
+            self._fields["retryAfter"] = self._extra_headers["Retry-After"]
         self._respond(outcome.status, outcome.body, outcome.label)
 
     def _pause(self, millis: int) -> None:
@@ -238,6 +257,7 @@ class _Handler(BaseHTTPRequestHandler):
         except MalformedRequest as e:
             raise _Reject(400, "MALFORMED_REQUEST", str(e)) from None
         self._fields.update(chargeId=request.charge_id, account=mask_account(request.account_id))
+        self._attempt = self.server.bank.arrived("debit", request.charge_id)
         self._pause(self.server.bank.faults.latency_ms)
         hang_ms = self.server.bank.hangs()
         if hang_ms is not None:
@@ -265,11 +285,19 @@ class _Handler(BaseHTTPRequestHandler):
         except MalformedRequest as e:
             raise _Reject(400, "MALFORMED_REQUEST", str(e)) from None
         self._fields.update(chargeId=request.charge_id, account=mask_account(request.account_id))
+        self._attempt = self.server.bank.arrived("notification", request.charge_id)
         self._pause(self.server.bank.faults.latency_ms)
         self._answer(self.server.bank.notify(request, self.headers.get("traceparent")))
 
     def _ledger(self, _body: bytes) -> None:
         self._respond(200, self.server.bank.snapshot(), "ok")
+
+    def _attempts(self, _body: bytes) -> None:
+        kind = self._query.get("kind", "debit")
+        if kind not in ("debit", "notification", "all"):
+            raise _Reject(400, "MALFORMED_REQUEST", "kind must be debit, notification or all")
+        attempts = self.server.bank.attempts(None if kind == "all" else kind, self._query.get("chargeId"))
+        self._respond(200, {"attempts": attempts, "nowMonotonicMs": round(time.monotonic() * 1000, 3)}, "ok")
 
     def _reset(self, _body: bytes) -> None:
         self.server.bank.reset()
@@ -293,6 +321,7 @@ _ROUTES: dict[tuple[str, str], Callable[[_Handler, bytes], None]] = {
     ("POST", "/v1/debits"): _Handler._debit,
     ("POST", "/v1/notifications"): _Handler._notify,
     ("GET", "/v1/ledger"): _Handler._ledger,
+    ("GET", "/admin/attempts"): _Handler._attempts,
     ("POST", "/admin/reset"): _Handler._reset,
     ("GET", "/admin/faults"): _Handler._get_faults,
     ("POST", "/admin/faults"): _Handler._set_faults,

@@ -59,6 +59,11 @@ class FakeBank:
     def reset(self) -> None:
         self._ok("POST", "/admin/reset")
 
+    def attempts(self, kind: str = "debit", charge_id: str | None = None) -> list[dict[str, Any]]:
+        """GET /admin/attempts: every request of that kind as it arrived, in order."""
+        query = f"?kind={kind}" + (f"&chargeId={charge_id}" if charge_id else "")
+        return self._ok("GET", "/admin/attempts" + query)["attempts"]
+
     def env(self) -> dict[str, str]:
         """Environment for the consumer: both APIs are served by this one process."""
         return {"CORE_BANKING_URL": self.url, "NOTIFICATION_URL": self.url}
