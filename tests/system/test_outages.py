@@ -140,7 +140,8 @@ def test_a_100_s_bank_outage_parks_the_backlog_probes_at_the_schedule_and_drains
     ids = send_charges(outage_stack, "OUT", 30)
 
     metric_when(consumer, "ic_circuit_state", 1, timeout=30, dependency="debit")
-    assert consumer.metric("ic_intake_paused") == 1
+    # The receiver consults the gate when its long poll in progress (<= 20 s) returns.
+    metric_when(consumer, "ic_intake_paused", 1, timeout=25)
     # Polled while the bank is down: nothing may reach the DLQ, nothing may be debited.
     while time.monotonic() < recovered_by - 1:
         assert outage_stack.depth(outage_stack.dlq_url) == 0
@@ -222,7 +223,8 @@ def test_a_store_outage_parks_the_backlog_and_dead_letters_nothing(
         began = time.monotonic()
         ids = send_charges(outage_stack, "STO", 20)
         metric_when(consumer, "ic_circuit_state", 1, timeout=30, dependency="store")
-        assert consumer.metric("ic_intake_paused") == 1
+        # The receiver consults the gate when its long poll in progress (<= 20 s) returns.
+        metric_when(consumer, "ic_intake_paused", 1, timeout=25)
         while time.monotonic() < began + outage_s:
             assert outage_stack.depth(outage_stack.dlq_url) == 0
             time.sleep(1.0)
