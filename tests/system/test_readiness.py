@@ -50,10 +50,16 @@ def test_an_idle_consumer_is_ready_without_waiting_for_its_first_receive(
     # readiness came from the start-up probes, not from a receive.
     assert consumer.metric("ic_aws_requests_total", operation="ReceiveMessage") == 0
     _, body = readiness(consumer)
-    assert set(body["checks"]) == {"queue", "dlq", "table", "receive", "store"}
+    dependencies = {"queue", "dlq", "table", "receive", "store"}
+    circuits = {"circuit_debit", "circuit_notify", "circuit_store"}
+    assert set(body["checks"]) == dependencies | circuits
     assert consumer.metric("ic_ready") == 1
-    for dependency in body["checks"]:
+    for dependency in dependencies:
         assert consumer.metric("ic_dependency_up", dependency=dependency) == 1, dependency
+    # The circuits are in the body for a person; they never make a process unready (§3).
+    for circuit in circuits:
+        assert body["checks"][circuit]["ok"] is True, body["checks"][circuit]
+        assert body["checks"][circuit]["detail"] == "closed", body["checks"][circuit]
 
 
 def test_a_deleted_queue_makes_it_not_ready_until_the_queue_is_back(charge_stack: ChargeStack, consumers: Consumers) -> None:
