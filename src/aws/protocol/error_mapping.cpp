@@ -63,9 +63,8 @@ void apply_query_error(AwsError& error, std::string_view header) {
                      is_throttling_code(code) || is_transient_code(code);
   if (is_throttling_code(code)) {
     error.error_class = ErrorClass::Throttling;
-  } else if (is_transient_code(code) && error.error_class == ErrorClass::Permanent) {
-    error.error_class = ErrorClass::Retryable;
-  } else if (!known && fault == "Receiver") {
+  } else if ((is_transient_code(code) && error.error_class == ErrorClass::Permanent) ||
+             (!known && fault == "Receiver")) {
     error.error_class = ErrorClass::Retryable;
   }
   error.error_type = std::move(error.code);
