@@ -2,13 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <array>
-#include <charconv>
 #include <nlohmann/json.hpp>
 #include <string>
 
 #include "aws/protocol/retry_policy.hpp"
 #include "core/time.hpp"
+#include "http/retry_after.hpp"
 
 namespace ic::aws {
 namespace {
@@ -38,13 +37,6 @@ std::string xml_element(std::string_view body, std::string_view name) {
   const auto end = body.find(close, start + open.size());
   if (end == std::string_view::npos) return {};
   return std::string(body.substr(start + open.size(), end - start - open.size()));
-}
-
-std::optional<int> parse_int(std::string_view text) {
-  int value = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (ec != std::errc{} || end != text.data() + text.size()) return std::nullopt;
-  return value;
 }
 
 // SQS over the JSON protocol names the legacy query-protocol error in this header,
@@ -148,30 +140,9 @@ bool is_clock_skew_error(const Error& error) {
 }
 
 std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text) {
-  // "Sun, 06 Nov 1994 08:49:37 GMT": fixed layout, 29 characters.
-  if (text.size() != 29 || text.substr(3, 2) != ", " || text.substr(25) != " GMT") {
-    return std::nullopt;
-  }
-  static constexpr std::array<std::string_view, 12> kMonths = {
-      "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
-  const auto month_name = text.substr(8, 3);
-  unsigned month = 0;
-  while (month < kMonths.size() && kMonths[month] != month_name) ++month;
-  const auto day = parse_int(text.substr(5, 2));
-  const auto year = parse_int(text.substr(12, 4));
-  const auto hour = parse_int(text.substr(17, 2));
-  const auto minute = parse_int(text.substr(20, 2));
-  const auto second = parse_int(text.substr(23, 2));
-  if (month == kMonths.size() || !day || !year || !hour || !minute || !second || text[16] != ' ' ||
-      text[19] != ':' || text[22] != ':' || *day < 1 || *hour < 0 || *hour > 23 || *minute < 0 ||
-      *minute > 59 || *second < 0 || *second > 60) {
-    return std::nullopt;
-  }
-  using namespace std::chrono;
-  const year_month_day date{std::chrono::year{*year}, std::chrono::month{month + 1},
-                            std::chrono::day{static_cast<unsigned>(*day)}};
-  if (!date.ok()) return std::nullopt;
-  return to_system_time(sys_days{date} + hours{*hour} + minutes{*minute} + seconds{*second});
+  const auto at = http::parse_imf_fixdate(text);
+  if (!at) return std::nullopt;
+  return to_system_time(std::chrono::floor<std::chrono::seconds>(*at));
 }
 
 }  // namespace ic::aws
