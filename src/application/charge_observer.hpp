@@ -17,6 +17,9 @@ class ChargeObserver {
  public:
   virtual ~ChargeObserver() = default;
   virtual void claim_decided(const domain::Charge&, const idempotency::ClaimResult&) {}
+  // A copy refused DUPLICATE_IN_PROGRESS was settled by this process's own holder's final
+  // write, after waiting this long for it.
+  virtual void copy_settled_locally(const domain::Charge&, Millis /*waited*/) {}
   virtual void debit_finished(const domain::Charge&, const domain::DebitResult&) {}
   virtual void notification_finished(const domain::Charge&, const domain::NotificationResult&) {}
   // A store call failed after the store's own retries.

@@ -85,7 +85,8 @@ ChargeRecoveryService::ChargeRecoveryService(idempotency::IdempotencyStore& stor
       tokens_(tokens),
       observer_(observer),
       config_(std::move(config)),
-      circuits_(circuits) {}
+      circuits_(circuits),
+      local_holds_(clock) {}
 
 Millis ChargeRecoveryService::transient_backoff(int receive_count) const {
   return backoff_delay(receive_count - 1, config_.retry_base, config_.retry_cap, Jitter::None);
@@ -113,9 +114,10 @@ Disposition ChargeRecoveryService::handle(const Delivery& delivery,
   observer_.claim_decided(delivery.charge, *result);
   if (result->outcome != ClaimOutcome::Acquired) {
     abandon(permits.debit, Dependency::Debit);
-    return on_refusal(delivery, *result);
+    return on_refusal(delivery, claim, *result, heartbeat);
   }
-  Disposition disposition = run_effect(delivery, claim, heartbeat, permits);
+  LocalHolds::Hold hold = local_holds_.hold(claim.key, claim.token);
+  Disposition disposition = run_effect(delivery, claim, heartbeat, permits, hold);
   effect_durations_.record(clock_.now() - claimed_at);
   return disposition;
 }
@@ -200,17 +202,18 @@ Disposition ChargeRecoveryService::parked(Dependency dependency) const {
   return RetryLater{circuits_->park_delay(dependency), "circuit_open"};
 }
 
-Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
-                                              const idempotency::ClaimResult& result) const {
+Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery, const Claim& claim,
+                                              const idempotency::ClaimResult& result,
+                                              consumer::LeaseHeartbeat& heartbeat) {
   const idempotency::ClaimRecord& record = result.record;
   switch (result.outcome) {
     case ClaimOutcome::DuplicateDone:
       return Ack{};
     case ClaimOutcome::DuplicateInProgress:
+      if (auto settled = settle_locally(delivery, claim, record, heartbeat)) return *settled;
       return RetryLater{recheck_delay({.now = clock_.now(),
                                        .lease_until = record.lease_until,
                                        .lease = config_.lease,
-                                       .receive_count = delivery.receive_count,
                                        .typical_effect = effect_durations_.p90()}),
                         "in_progress"};
     case ClaimOutcome::DuplicateFailed:
@@ -229,9 +232,36 @@ Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery,
   std::unreachable();  // Acquired never reaches here, and the switch covers every outcome
 }
 
+std::optional<Disposition> ChargeRecoveryService::settle_locally(
+    const Delivery& delivery, const Claim& claim, const idempotency::ClaimRecord& record,
+    consumer::LeaseHeartbeat& heartbeat) {
+  if (!local_holds_.held_by_another_thread(claim.key, record.claim_token)) return std::nullopt;
+  const Instant started = clock_.now();
+  // The copy's own visibility is kept while it waits; it holds no claim.
+  HeartbeatScope visibility(heartbeat);
+  heartbeat.start(no_claim, config_.lease);
+  const LocalAwait seen = local_holds_.await(claim.key, record.claim_token, started + config_.lease,
+                                             circuits_ != nullptr ? &circuits_->waiter() : nullptr);
+  switch (seen.state) {
+    case LocalHoldState::NotHeldHere:
+    case LocalHoldState::StillHeld:
+      return std::nullopt;
+    case LocalHoldState::Released:
+      // The claim is free again: back soon, to claim it.
+      return RetryLater{kMinRecheck, "in_progress"};
+    case LocalHoldState::Final:
+      break;
+  }
+  observer_.copy_settled_locally(delivery.charge, clock_.now() - started);
+  if (!seen.final.failed) return Ack{};
+  return dead_letter(domain::dlq_reason::kPreviouslyFailed,
+                     "charge already failed permanently: " + seen.final.failure_reason,
+                     delivery.charge);
+}
+
 Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Claim& claim,
-                                              consumer::LeaseHeartbeat& heartbeat,
-                                              Permits& permits) {
+                                              consumer::LeaseHeartbeat& heartbeat, Permits& permits,
+                                              LocalHolds::Hold& hold) {
   heartbeat.start(
       [this, &claim] {
         auto extended = store_.extend(claim.key, claim.token, clock_.now() + config_.lease);
@@ -259,11 +289,11 @@ Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Cl
                           // recording, so no extension races the final write.
                           const NotificationResult notified = notify(claim, debited);
                           heartbeat_scope.stop();
-                          return record_debit(claim, debited, notified);
+                          return record_debit(claim, debited, notified, hold);
                         },
                         [&](const DebitRejected& rejected) {
                           heartbeat_scope.stop();
-                          return record_rejection(claim, rejected);
+                          return record_rejection(claim, rejected, hold);
                         },
                         [&](const DebitUnavailable&) {
                           heartbeat_scope.stop();
@@ -352,7 +382,8 @@ NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debit
 }
 
 Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debited& debited,
-                                                const NotificationResult& notified) {
+                                                const NotificationResult& notified,
+                                                LocalHolds::Hold& hold) {
   const domain::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
                                           ? domain::ChargeStatus::Debited
                                           : domain::ChargeStatus::DebitedNotificationFailed;
@@ -361,17 +392,22 @@ Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debite
                                   .result_ref = debited.debit_ref,
                                   .payload = domain::canonical_form(claim.charge)},
                                  clock_.now());
+  if (written && *written == WriteOutcome::Written) hold.finish({});
   return after_final_write(claim, StoreOperation::Complete, written, Ack{});
 }
 
 Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
-                                                    const DebitRejected& rejected) {
+                                                    const DebitRejected& rejected,
+                                                    LocalHolds::Hold& hold) {
   auto written =
       store_.fail(claim.key, claim.token,
                   {.status = std::string(to_string(domain::ChargeStatus::FailedPermanent)),
                    .reason = rejected.code,
                    .payload = domain::canonical_form(claim.charge)},
                   clock_.now());
+  if (written && *written == WriteOutcome::Written) {
+    hold.finish({.failed = true, .failure_reason = rejected.code});
+  }
   return after_final_write(claim, StoreOperation::Fail, written,
                            dead_letter(domain::dlq_reason::kPermanentDebitFailure,
                                        "bank refused the debit: " + rejected.code, claim.charge));

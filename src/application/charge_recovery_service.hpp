@@ -13,6 +13,7 @@
 
 #include "application/charge_observer.hpp"
 #include "application/dependency_circuits.hpp"
+#include "application/local_holds.hpp"
 #include "application/recheck_policy.hpp"
 #include "consumer/disposition.hpp"
 #include "consumer/lease_heartbeat.hpp"
@@ -40,12 +41,15 @@ struct Delivery {
 };
 
 // Thread-safety: handle() may run concurrently on many threads; its only mutable state is the
-// internally locked window of effect durations that times in-progress re-checks (the circuits
-// lock their own). Ownership: every port is borrowed and must outlive the service.
-// With `circuits` (docs/design.md §3, "Dependency outages") the store, debit and notify calls
-// go through their circuits: a message finding the store or debit circuit open is handed back
-// untouched (RetryLater, reason circuit_open), the probe's message is held by its worker across
-// failed probes, and an open notify circuit records DEBITED_NOTIFICATION_FAILED at once.
+// internally locked window of effect durations that times in-progress re-checks and the
+// internally locked registry of the claims its workers hold (the circuits lock their own). One
+// service is one process's: a copy refused because another of its workers holds the claim
+// waits for that worker's final write (LocalHolds) instead of re-checking later. Ownership: every
+// port is borrowed and must outlive the service. With `circuits` (docs/design.md §3, "Dependency
+// outages") the store, debit and notify calls go through their circuits: a message finding the
+// store or debit circuit open is handed back untouched (RetryLater, reason circuit_open), the
+// probe's message is held by its worker across failed probes, and an open notify circuit records
+// DEBITED_NOTIFICATION_FAILED at once.
 class ChargeRecoveryService {
  public:
   ChargeRecoveryService(idempotency::IdempotencyStore& store, domain::AccountDebitPort& bank,
@@ -87,14 +91,24 @@ class ChargeRecoveryService {
   void abandon(const CircuitPermit& permit, Dependency dependency);
   [[nodiscard]] consumer::Disposition parked(Dependency dependency) const;
 
-  consumer::Disposition on_refusal(const Delivery& delivery,
-                                   const idempotency::ClaimResult& result) const;
+  consumer::Disposition on_refusal(const Delivery& delivery, const Claim& claim,
+                                   const idempotency::ClaimResult& result,
+                                   consumer::LeaseHeartbeat& heartbeat);
+  // A copy refused because a worker of this process holds the claim: its answer once that
+  // holder's final write succeeds, without going back to the queue and the store; nothing when
+  // the holder is elsewhere, gave the claim back, or outlived the wait.
+  std::optional<consumer::Disposition> settle_locally(const Delivery& delivery, const Claim& claim,
+                                                      const idempotency::ClaimRecord& record,
+                                                      consumer::LeaseHeartbeat& heartbeat);
   consumer::Disposition run_effect(const Delivery& delivery, const Claim& claim,
-                                   consumer::LeaseHeartbeat& heartbeat, Permits& permits);
+                                   consumer::LeaseHeartbeat& heartbeat, Permits& permits,
+                                   LocalHolds::Hold& hold);
   domain::NotificationResult notify(const Claim& claim, const domain::Debited& debited);
   consumer::Disposition record_debit(const Claim& claim, const domain::Debited& debited,
-                                     const domain::NotificationResult& notified);
-  consumer::Disposition record_rejection(const Claim& claim, const domain::DebitRejected& rejected);
+                                     const domain::NotificationResult& notified,
+                                     LocalHolds::Hold& hold);
+  consumer::Disposition record_rejection(const Claim& claim, const domain::DebitRejected& rejected,
+                                         LocalHolds::Hold& hold);
   // `reason` labels the RetryLater: debit_unavailable, or debit_misconfigured (a 4xx such as a
   // 404 from a wrong CORE_BANKING_URL path), which an operator fixes, not the bank; `debit`
   // carries the bank's Retry-After, if any.
@@ -114,6 +128,7 @@ class ChargeRecoveryService {
   const ServiceConfig config_;
   DependencyCircuits* circuits_;
   EffectDurations effect_durations_;
+  LocalHolds local_holds_;
 };
 
 }  // namespace ic::application

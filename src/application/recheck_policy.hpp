@@ -1,13 +1,14 @@
-// When to look again at a copy refused as DUPLICATE_IN_PROGRESS (docs/design.md §3): soon after
-// the holder has probably finished, judged from how long this process's own effects take, and
-// growing with each re-check, but never past the holder's lease. A re-check is a claim attempt
+// When to look again at a copy refused as DUPLICATE_IN_PROGRESS by a holder in another process
+// (docs/design.md §3): soon after the holder has probably finished, judged from how long this
+// process's own effects take, later the longer the holder has already taken, but never past
+// the holder's lease. A re-check is a claim attempt
 // like any delivery: it acks only on a final record, never on seeing IN_PROGRESS again
 // (docs/model-check.md, broken:ack_recheck).
 //
 //   EffectDurations durations;            // shared by every worker of the service
 //   durations.record(Millis{30});         // after each effect, claim to final write
 //   Millis after = recheck_delay({.now = now, .lease_until = rec.lease_until, .lease = lease,
-//                                 .receive_count = 1, .typical_effect = durations.p90()});
+//                                 .typical_effect = durations.p90()});
 #pragma once
 
 #include <array>
@@ -40,7 +41,6 @@ struct RecheckInput {
   Instant now;
   Instant lease_until;  // the holder's, from the refusing record
   Millis lease;         // the lease every holder takes: lease_until - lease ~ its claim time
-  int receive_count = 1;
   std::optional<Millis> typical_effect;  // EffectDurations::p90(); empty: no estimate yet
 };
 
@@ -48,8 +48,8 @@ struct RecheckInput {
 inline constexpr Millis kMinRecheck{1000};
 
 // Without an estimate, the holder's remaining lease (the most conservative schedule). With one:
-// the time the holder probably still needs (at least kMinRecheck), doubled for every earlier
-// delivery of this copy, capped at the remaining lease. Pure.
+// the time the holder probably still needs by that estimate, or half the time it has already
+// taken if that is longer, at least kMinRecheck, capped at the remaining lease. Pure.
 [[nodiscard]] Millis recheck_delay(const RecheckInput& input);
 
 }  // namespace ic::application

@@ -18,7 +18,7 @@ shows it is caught.
   reported otherwise.
 - C5 drains within visibility + lease + backoff (+ bank timeout, + skew) after the last fault:
   from the moment the faults and the producer stop until the source queue is empty, progress
-  (a charge settled: final write, DUPLICATE_DONE ack or DLQ forward) never stalls longer than
+  (a charge settled: final write, DUPLICATE_DONE ack, local settlement or DLQ forward) never stalls longer than
   that bound, and the queue does empty. A backlog left by the faults drains at the stack's own
   speed, which on a shared machine says nothing about the protocol, so it is the longest stall
   that is bounded, not the whole drain; the drain time is reported.
@@ -308,7 +308,7 @@ def c4l_one_live_claim(run: Run) -> CheckResult:
     return CheckResult("C4L", not overlaps, detail, asserted=within, counts={"overlaps": len(overlaps), "skewMs": skew})
 
 
-SETTLING = ("recorded", "dlq")
+SETTLING = ("recorded", "dlq", "settled_locally")
 
 
 def c5_drain_bound(run: Run) -> CheckResult:

@@ -7,7 +7,8 @@ afterwards from each consumer's JSON log; a consumer whose clock was skewed by `
 has its timestamps moved back to true time. Bank attempts (`bank`) come from the fake bank's
 request log (`start`: when the attempt arrived, `retryAfter`: the header it was answered
 with). A delivery is visible as its `claim` (valid bodies) or `dlq` (invalid ones);
-an ack is what follows `recorded`, a DUPLICATE_DONE claim or a `dlq`.
+an ack is what follows `recorded`, a DUPLICATE_DONE claim, a `settled_locally` (a copy settled
+by its own process's holder) or a `dlq`.
 """
 
 from __future__ import annotations
@@ -80,6 +81,8 @@ def consumer_events(lines: Iterable[Event], consumer: str, offset_ms: int = 0) -
             out.append({**base, "type": "claim", **ids, "outcome": line.get("outcome"),
                         "claimToken": line.get("claimToken"), "fence": line.get("fence"),
                         "leaseUntil": line.get("leaseUntil"), "state": line.get("state")})
+        elif msg == "copy settled by this process's holder":
+            out.append({**base, "type": "settled_locally", **ids, "waitedMs": line.get("waitedMs")})
         elif msg == "debited":
             out.append({**base, "type": "debit", **ids, "result": "replayed" if line.get("replayed") else "debited"})
         elif msg == "debit rejected":

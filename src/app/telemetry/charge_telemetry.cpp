@@ -10,6 +10,8 @@ ChargeTelemetry::ChargeTelemetry(observability::Logger& log, observability::Metr
                                  const Clock& clock)
     : log_(log),
       claim_outcomes_(m.counter("ic_claim_outcomes_total", "Claim outcomes", {"outcome"})),
+      settled_locally_(m.counter("ic_copies_settled_locally_total",
+                                 "In-progress copies settled by this process's own holder")),
       debits_(m.counter("ic_debits_total", "Bank debit calls by result", {"result"})),
       notifications_(
           m.counter("ic_notifications_total", "Notification calls by result", {"result"})),
@@ -18,6 +20,14 @@ ChargeTelemetry::ChargeTelemetry(observability::Logger& log, observability::Metr
       store_errors_(
           m.counter("ic_store_errors_total", "Idempotency store failures", {"operation", "kind"})),
       warnings_(clock) {}
+
+void ChargeTelemetry::copy_settled_locally(const domain::Charge& c, Millis waited) {
+  settled_locally_.with({}).inc();
+  log_.log(observability::LogLevel::Info, "copy settled by this process's holder",
+           {{"chargeId", c.id.value()},
+            {"messageId", MessageScope::current()},
+            {"waitedMs", waited.count()}});
+}
 
 void ChargeTelemetry::claim_decided(const domain::Charge& c,
                                     const idempotency::ClaimResult& result) {

@@ -24,6 +24,7 @@ class ChargeTelemetry final : public application::ChargeObserver {
   void feed(observability::Readiness& readiness) { readiness_ = &readiness; }
 
   void claim_decided(const domain::Charge& c, const idempotency::ClaimResult& result) override;
+  void copy_settled_locally(const domain::Charge& c, Millis waited) override;
   void debit_finished(const domain::Charge& c, const domain::DebitResult& result) override;
   void notification_finished(const domain::Charge& c,
                              const domain::NotificationResult& result) override;
@@ -37,6 +38,7 @@ class ChargeTelemetry final : public application::ChargeObserver {
  private:
   observability::Logger& log_;
   observability::CounterFamily& claim_outcomes_;
+  observability::CounterFamily& settled_locally_;
   observability::CounterFamily& debits_;
   observability::CounterFamily& notifications_;
   observability::CounterFamily& fenced_;

@@ -14,37 +14,66 @@ using namespace std::chrono_literals;
 constexpr Millis kLease = 60s;
 const Instant kNow{Millis{1'000'000'000}};
 
-RecheckInput holder_claimed(Millis ago, int receive_count, std::optional<Millis> typical) {
-  return {.now = kNow,
-          .lease_until = kNow - ago + kLease,
-          .lease = kLease,
-          .receive_count = receive_count,
-          .typical_effect = typical};
+RecheckInput holder_claimed(Millis ago, std::optional<Millis> typical) {
+  return {
+      .now = kNow, .lease_until = kNow - ago + kLease, .lease = kLease, .typical_effect = typical};
 }
 
 TEST(RecheckDelay, WithoutAnEstimateWaitsOutTheHoldersLease) {
-  EXPECT_EQ(recheck_delay(holder_claimed(10s, 1, std::nullopt)), 50s);
-  EXPECT_EQ(recheck_delay(holder_claimed(10s, 5, std::nullopt)), 50s);
+  EXPECT_EQ(recheck_delay(holder_claimed(10s, std::nullopt)), 50s);
 }
 
 TEST(RecheckDelay, AFastHolderIsLookedAtAfterTheMinimum) {
-  EXPECT_EQ(recheck_delay(holder_claimed(10ms, 1, 30ms)), kMinRecheck);
+  EXPECT_EQ(recheck_delay(holder_claimed(10ms, 30ms)), kMinRecheck);
 }
 
 TEST(RecheckDelay, ASlowEffectIsGivenTheTimeItProbablyStillNeeds) {
-  EXPECT_EQ(recheck_delay(holder_claimed(2s, 1, 7s)), 5s);
+  EXPECT_EQ(recheck_delay(holder_claimed(2s, 7s)), 5s);
 }
 
-TEST(RecheckDelay, EachEarlierDeliveryDoublesTheDelay) {
-  EXPECT_EQ(recheck_delay(holder_claimed(0ms, 2, 30ms)), 2s);
-  EXPECT_EQ(recheck_delay(holder_claimed(0ms, 4, 30ms)), 8s);
+TEST(RecheckDelay, AHolderPastTheEstimateIsGivenHalfItsElapsedTime) {
+  EXPECT_EQ(recheck_delay(holder_claimed(6s, 30ms)), 3s);
+  EXPECT_EQ(recheck_delay(holder_claimed(1500ms, 30ms)), kMinRecheck);
 }
 
 TEST(RecheckDelay, NeverPastTheHoldersLease) {
-  EXPECT_EQ(recheck_delay(holder_claimed(50s, 9, 30ms)), 10s);
-  EXPECT_EQ(recheck_delay(holder_claimed(0ms, 1'000'000, 30ms)), kLease);
-  EXPECT_EQ(recheck_delay(holder_claimed(59'500ms, 1, 30ms)), 500ms);
-  EXPECT_EQ(recheck_delay(holder_claimed(70s, 1, 30ms)), 0ms) << "an expired lease: at once";
+  EXPECT_EQ(recheck_delay(holder_claimed(50s, 30ms)), 10s);
+  EXPECT_EQ(recheck_delay(holder_claimed(59'500ms, 30ms)), 500ms);
+  EXPECT_EQ(recheck_delay(holder_claimed(70s, 30ms)), 0ms) << "an expired lease: at once";
+}
+
+// The copy's whole schedule against a holder that takes `effect` while the estimate still says
+// 300 ms (the bank slowed from 300 ms to 1.5 s a call): how late after the holder's final write
+// the copy looks again, and how many claim requests it spends.
+struct Schedule {
+  Millis late;
+  int checks;
+};
+Schedule copy_schedule(Millis arrives_after_claim, Millis effect) {
+  Millis at = arrives_after_claim;
+  int checks = 1;  // the refused claim itself
+  while (at < effect) {
+    at += recheck_delay(holder_claimed(at, 300ms));
+    ++checks;
+  }
+  return {at - effect, checks};
+}
+
+TEST(RecheckDelay, ALatencyShiftDelaysACopyByAtMostHalfTheEffect) {
+  // The case: a 3.1 s effect (two 1.5 s bank calls) against a 300 ms estimate.
+  EXPECT_LE(copy_schedule(100ms, 3100ms).late, 2s);
+  for (Millis effect = 100ms; effect <= 40s; effect += 100ms) {
+    for (Millis arrives : {Millis{0}, Millis{50}, Millis{900}}) {
+      if (arrives >= effect) continue;
+      const Schedule s = copy_schedule(arrives, effect);
+      EXPECT_LE(s.late, std::max(kMinRecheck, effect / 2)) << effect.count() << " ms effect";
+    }
+  }
+}
+
+TEST(RecheckDelay, AHungHolderCostsAFewClaimsPerLease) {
+  // Dead holder: its lease runs out at 60 s and the copy then claims.
+  EXPECT_LE(copy_schedule(0ms, kLease).checks, 14);
 }
 
 TEST(EffectDurations, NeedsAFewSamplesBeforeItEstimates) {
@@ -90,7 +119,7 @@ TEST_F(ServiceFixture, InFlightDuplicateIsReCheckedSoonOnceEffectTimesAreKnown) 
   ASSERT_NE(first, nullptr);
   ASSERT_NE(second, nullptr) << "a re-check that sees IN_PROGRESS must not ack";
   EXPECT_EQ(first->after, application::kMinRecheck);
-  EXPECT_EQ(second->after, 2 * application::kMinRecheck);
+  EXPECT_EQ(second->after, application::kMinRecheck) << "a 30 ms effect, 1 s on: half of 1 s";
   EXPECT_EQ(second->reason, "in_progress");
   EXPECT_TRUE(is_ack(deliver(charge, "hash-1", 3))) << "once DONE, the copy is acked";
   EXPECT_EQ(bank.calls_for("CHG-20261130-000123"), 1);
