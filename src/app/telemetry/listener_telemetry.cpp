@@ -9,6 +9,9 @@ ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::
       dispositions_(m.counter("ic_dispositions_total", "Dispositions by kind and reason",
                               {"kind", "reason"})),
       dlq_forwards_(m.counter("ic_dlq_forwards_total", "Messages dead-lettered", {"reason"})),
+      dlq_quarantined_(m.counter("ic_dlq_quarantined_total",
+                                 "Dead letters whose reason only the quarantine record keeps",
+                                 {"reason"})),
       dlq_attributes_dropped_(m.counter("ic_dlq_attributes_dropped_total",
                                         "Producer attributes left out of DLQ copies")),
       batch_failures_(
@@ -71,6 +74,21 @@ void ListenerTelemetry::on_dlq_copy_refused(std::string_view message_id, std::st
   log_.warn(
       "DLQ refused the copy; sending a smaller one",
       {{"messageId", message_id}, {"next", next}, {"code", error.code}, {"detail", error.message}});
+}
+
+void ListenerTelemetry::on_quarantined(const consumer::Message& message,
+                                       const consumer::QuarantineRecord& record) {
+  dlq_quarantined_.with({record.failure_reason}).inc();
+  // A flood of oversized poison (one producer bug) would log a line each: one per reason per
+  // window, with the count held back.
+  if (const auto held = quarantine_warnings_.admit(record.failure_reason)) {
+    log_.warn("no DLQ copy can carry the reason; quarantined it, sending the body alone",
+              {{"messageId", message.message_id},
+               {"reason", record.failure_reason},
+               {"bodySha256", record.body_sha256},
+               {"bodyBytes", message.body.size()},
+               {"suppressed", *held}});
+  }
 }
 
 void ListenerTelemetry::on_dlq_attributes_dropped(std::string_view message_id,
