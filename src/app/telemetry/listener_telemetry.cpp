@@ -2,7 +2,8 @@
 
 namespace ic::app {
 
-ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& m)
+ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& m,
+                                     const Clock& clock)
     : log_(log),
       received_(m.counter("ic_messages_received_total", "Messages received from the queue")),
       receive_errors_(m.counter("ic_receive_errors_total", "Failed receive calls", {"code"})),
@@ -21,7 +22,9 @@ ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::
       processing_(m.histogram("ic_processing_seconds", "Time from handler start to disposition",
                               observability::kDefaultSecondsBuckets)),
       thread_exceptions_(m.counter("ic_thread_exceptions_total",
-                                   "Exceptions that reached a thread boundary", {"thread"})) {}
+                                   "Exceptions that reached a thread boundary", {"thread"})),
+      receive_warnings_(observability::kRepeatWindow, clock),
+      quarantine_warnings_(observability::kRepeatWindow, clock) {}
 
 void ListenerTelemetry::on_received(std::size_t count) {
   if (readiness_) readiness_->succeeded("receive");
@@ -79,8 +82,6 @@ void ListenerTelemetry::on_dlq_copy_refused(std::string_view message_id, std::st
 void ListenerTelemetry::on_quarantined(const consumer::Message& message,
                                        const consumer::QuarantineRecord& record) {
   dlq_quarantined_.with({record.failure_reason}).inc();
-  // A flood of oversized poison (one producer bug) would log a line each: one per reason per
-  // window, with the count held back.
   if (const auto held = quarantine_warnings_.admit(record.failure_reason)) {
     log_.warn("no DLQ copy can carry the reason; quarantined it, sending the body alone",
               {{"messageId", message.message_id},

@@ -16,7 +16,9 @@ namespace ic::app {
 // the readiness it feeds.
 class ListenerTelemetry final : public consumer::ListenerObserver {
  public:
-  ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
+  // `clock` paces the rate-limited warnings.
+  ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics,
+                    const Clock& clock = real_clock());
 
   // From now on receives feed the "receive" dependency. Call before any thread reports.
   void feed(observability::Readiness& readiness) { readiness_ = &readiness; }
@@ -61,8 +63,10 @@ class ListenerTelemetry final : public consumer::ListenerObserver {
   observability::Readiness* readiness_ = nullptr;
   // "receive failed" repeats on every backoff while SQS is unreachable: once per window per
   // error code, with the count held back (the counter above still counts each).
-  observability::RepeatLimiter receive_warnings_{observability::kRepeatWindow};
-  observability::RepeatLimiter quarantine_warnings_{observability::kRepeatWindow};
+  observability::RepeatLimiter receive_warnings_;
+  // A flood of oversized poison (one producer bug) would log a line per message: once per
+  // window per reason instead, with the count held back.
+  observability::RepeatLimiter quarantine_warnings_;
 };
 
 }  // namespace ic::app
