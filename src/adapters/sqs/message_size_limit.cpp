@@ -30,18 +30,19 @@ std::expected<std::size_t, Error> parse_maximum_message_size(const QueueAttribut
   return bytes;
 }
 
-std::expected<std::size_t, Error> MessageSizeLimit::get() {
+std::expected<std::size_t, Error> MessageSizeLimit::get_through(SqsClient& client) {
   {
     MutexLock lock(mutex_);
     if (cached_) return *cached_;
   }
-  auto attributes = client_.get_queue_attributes(queue_url_, {std::string(kAttribute)});
-  if (!attributes) return std::unexpected(attributes.error());
-  auto bytes = parse_maximum_message_size(*attributes);
-  if (!bytes) return bytes;
-  MutexLock lock(mutex_);
-  cached_ = *bytes;
-  return *bytes;
+  auto attributes = client.get_queue_attributes(queue_url_, {std::string(kAttribute)});
+  auto bytes = attributes ? parse_maximum_message_size(*attributes)
+                          : std::expected<std::size_t, Error>(std::unexpected(attributes.error()));
+  if (bytes || !bytes.error().retryable()) {
+    MutexLock lock(mutex_);
+    cached_ = bytes;
+  }
+  return bytes;
 }
 
 void MessageSizeLimit::forget() {

@@ -1,6 +1,8 @@
 // A queue's MaximumMessageSize, read once (GetQueueAttributes) and kept: it is set by whoever
 // provisions the queue, anything from 1 KiB to 1 MiB, and changes rarely. A refusal for size
-// says it may have changed, so forget() makes the next get() read it again.
+// says it may have changed, so forget() makes the next get() read it again. A permanent
+// failure is kept as well (an emulator that does not model the attribute, a policy without
+// GetQueueAttributes): asking again on every send would only fail again.
 //
 //   MessageSizeLimit limit(sqs, queue_url);
 //   auto bytes = limit.get();   // cached after the first answer
@@ -29,14 +31,17 @@ class MessageSizeLimit {
   MessageSizeLimit(SqsClient& client, std::string queue_url)
       : client_(client), queue_url_(std::move(queue_url)) {}
 
-  [[nodiscard]] std::expected<std::size_t, Error> get();
+  [[nodiscard]] std::expected<std::size_t, Error> get() { return get_through(client_); }
+  // get(), reading (when nothing is kept) through `client`: at start-up, one with a short
+  // timeout and no retries, so that an SQS outage does not hold the start up.
+  [[nodiscard]] std::expected<std::size_t, Error> get_through(SqsClient& client);
   void forget();
 
  private:
   SqsClient& client_;
   const std::string queue_url_;
   Mutex mutex_;
-  std::optional<std::size_t> cached_ GUARDED_BY(mutex_);
+  std::optional<std::expected<std::size_t, Error>> cached_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::sqs

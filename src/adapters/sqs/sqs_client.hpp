@@ -72,7 +72,8 @@ class SqsClient {
 // send_to_dlq counts each copy as SQS does (consumer/message_size.hpp) against the DLQ's
 // MaximumMessageSize and refuses one too large itself (permanent, MessageTooLarge), so the
 // container's next smaller copy follows without a round trip, whatever the emulator in front
-// counts. While the limit cannot be read, copies go out unchecked and SQS judges them.
+// counts. While the limit cannot be read, copies go out unchecked and SQS judges them (a
+// refusal makes the next copy read the limit again).
 class SqsQueue final : public consumer::QueuePort {
  public:
   SqsQueue(SqsClient& client, std::string queue_url, std::string dlq_url)
@@ -92,8 +93,11 @@ class SqsQueue final : public consumer::QueuePort {
   [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
-  // The DLQ's MaximumMessageSize, read now (at start-up) rather than at the first dead letter.
-  [[nodiscard]] std::expected<std::size_t, Error> dlq_size_limit() { return dlq_limit_.get(); }
+  // The DLQ's MaximumMessageSize, read now through `client` (at start-up, the probe client)
+  // rather than at the first dead letter.
+  [[nodiscard]] std::expected<std::size_t, Error> dlq_size_limit(SqsClient& client) {
+    return dlq_limit_.get_through(client);
+  }
 
  private:
   SqsClient& client_;

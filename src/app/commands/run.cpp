@@ -190,11 +190,15 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
       },
       telemetry.listener);
 
-  // Read once now; unread (an outage), it is read at the first dead letter instead.
-  const auto dlq_limit = queue.dlq_size_limit();
+  // One short attempt now, so that an SQS outage does not hold the start up; after a
+  // transient failure it is read again at the first dead letter, after a permanent one DLQ
+  // copies go out unchecked (SQS still refuses one too large).
+  const auto dlq_limit = queue.dlq_size_limit(aws.probe_sqs());
   if (!dlq_limit) {
-    log.warn("could not read the DLQ's MaximumMessageSize; reading it at the first dead letter",
-             {{"code", dlq_limit.error().code}, {"detail", dlq_limit.error().message}});
+    log.warn("could not read the DLQ's MaximumMessageSize",
+             {{"code", dlq_limit.error().code},
+              {"detail", dlq_limit.error().message},
+              {"retryable", dlq_limit.error().retryable()}});
   }
 
   // Where this consumer talks to and how it was configured (startup_summary.hpp); never a secret.

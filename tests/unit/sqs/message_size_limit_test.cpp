@@ -70,6 +70,25 @@ TEST(MessageSizeLimit, ReadsTheAttributeOnceUntilForgotten) {
                                                         "AmazonSQS.GetQueueAttributes"}));
 }
 
+// ElasticMQ answers GetQueueAttributes without the attribute: asking on every dead letter would
+// only fail again. A transient failure is not kept.
+TEST(MessageSizeLimit, KeepsAPermanentFailureButNotATransientOne) {
+  Wiring wiring;
+  for (int attempt = 0; attempt < 3; ++attempt) {
+    wiring.transport.fail(http::TransportFailure::CouldNotConnect);
+  }
+  wiring.transport.answer(200, R"({"Attributes":{}})");
+  MessageSizeLimit limit(wiring.sqs, "http://q/1/dlq");
+  auto transient = limit.get();
+  ASSERT_FALSE(transient);
+  EXPECT_TRUE(transient.error().retryable());
+  auto missing = limit.get();
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().code, "MalformedReply");
+  EXPECT_FALSE(limit.get());
+  EXPECT_EQ(wiring.transport.requests().size(), 4u) << "three attempts, then one read kept";
+}
+
 TEST(SqsQueue, RefusesADlqCopyOverTheDlqLimitWithoutSendingIt) {
   Wiring wiring;
   wiring.transport.answer(200, std::string(kLimit1K));
