@@ -1,8 +1,8 @@
 // send: the producer of the demo and the benchmark. Publishes ChargeDueEvents from a JSONL
 // file (each line sent as it is, so invalid bodies can be sent on purpose) or generated, with
 // a share of them re-sent as new SQS messages under the same chargeId, as a producer retry
-// would. Batches are bounded by count (10) and by bytes (the queue's MaximumMessageSize, which
-// SQS also applies to a batch's total), so no batch is refused whole for its size.
+// would. Batches are bounded by count (10) and by bytes (at most the queue's MaximumMessageSize
+// in total, never more than SQS's batch total), so no batch is refused whole for its size.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -59,7 +59,7 @@ std::vector<std::string> generate(const SendOptions& options, std::mt19937& rng)
 
 struct Line {
   std::string body;
-  std::size_t number = 0;  // in the file, counting empty lines
+  std::size_t number = 0;  // in the file, counting empty lines (generated: the position)
 };
 
 std::expected<std::vector<Line>, std::string> read_lines(const std::string& path) {
@@ -126,7 +126,7 @@ int send(AwsStack& aws, const SendOptions& options) {
     }
     lines = std::move(*read);
   } else {
-    for (auto& body : generate(options, rng)) lines.push_back({std::move(body)});
+    for (auto& body : generate(options, rng)) lines.push_back({std::move(body), lines.size() + 1});
   }
 
   // A line SQS would refuse is named and left out; every other one is still sent.
@@ -135,15 +135,16 @@ int send(AwsStack& aws, const SendOptions& options) {
   std::vector<const Line*> sendable;
   std::vector<std::size_t> sizes;
   for (const Line& line : lines) {
-    if (line.body.size() > limit) {
+    const std::size_t size = consumer::message_size(line.body, {});
+    if (size > limit) {
       std::cerr << fmt::format(
           "send: line {}: {} bytes, over the queue's MaximumMessageSize of {}; not sent\n",
-          line.number, line.body.size(), limit);
+          line.number, size, limit);
       ++failed;
       continue;
     }
     sendable.push_back(&line);
-    sizes.push_back(consumer::message_size(line.body, {}));
+    sizes.push_back(size);
   }
   const auto batches = consumer::pack_batches(sizes, consumer::kMaxBatchEntries, limit);
 
