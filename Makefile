@@ -3,7 +3,8 @@ SHELL := /bin/bash
 JOBS ?= $(shell nproc)
 VENV_PY := .venv/bin/python
 
-.PHONY: demo deps configure build test unit-test system-test asan-test tsan-test sanitize-test clang-check \
+.PHONY: demo deps configure build test unit-test system-test asan-test tsan-build tsan-test sanitize-test \
+        clang-build clang-check \
         model-check bench chaos format format-check clean release-build bench-smoke
 
 deps:
@@ -59,9 +60,11 @@ asan-test: deps
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS) -LE integration
 
-tsan-test: deps
+tsan-build: deps
 	cmake --preset tsan >/dev/null
 	cmake --build --preset tsan -j $(JOBS) --target ic_unit_tests
+
+tsan-test: tsan-build
 	ctest --preset tsan -j $(JOBS) -LE integration
 
 sanitize-test: asan-test tsan-test
@@ -72,9 +75,11 @@ sanitize-test: asan-test tsan-test
 # (about 2 min on two idle cores; TIDY_FILES='(src|tests)/' checks the tests too). CI runs
 # clang-check and tsan-test, which together are sanitize-test.
 TIDY_FILES ?= src/
-clang-check: deps
+clang-build: deps
 	cmake --preset clang >/dev/null
 	cmake --build --preset clang -j $(JOBS)
+
+clang-check: clang-build
 	ctest --preset clang -j $(JOBS) -LE 'system|integration'
 	run-clang-tidy-16 -p build/clang -j $(JOBS) -quiet '$(CURDIR)/$(TIDY_FILES)'
 

@@ -21,7 +21,9 @@ The full report alternates two more consumer drains with two more ceiling runs, 
 emulators keep warming up, and compares the fastest of each.
 On the fast stack the floor too (bench/dependency_floor.cpp): the resident memory of the
 consumer's libraries alone and the CPU of bare libcurl exchanges, per charge.
-On the fast stack only (the one that can see the consumer): start-to-ready on an empty queue,
+On the fast stack only (the one that can see the consumer): the latency-injected run
+(bench/latency_run.py: charges/s against the capacity model at 32, 256 and 1,024 in flight
+with AWS and bank latency added), start-to-ready on an empty queue,
 SIGTERM-to-exit while busy, scaling over WORKERS and consumer processes, memory at 10k charges
 (and 100k with --big), and instructions per charge from callgrind (two small runs under
 valgrind, the difference divided by the difference in charges, so start-up cancels out).
@@ -51,6 +53,7 @@ from pathlib import Path
 from typing import Any
 
 try:
+    from bench import latency_run
     from bench.consumer_throughput import TICKS, cpu_seconds, depth
     from tools.local_stack import ProcessManager, json_event, line_matching, start_moto, wait_until
     from tools.local_stack.charge_recovery import Consumer, image_environment
@@ -181,10 +184,12 @@ class Stack:
         with urllib.request.urlopen(self.bank_url + "/v1/ledger", timeout=5) as response:
             return json.load(response)["stats"]
 
-    def start_consumer(self, env: dict[str, str], name: str = "consumer", wrapper: list[str] | None = None, **settings: str) -> Consumer:
+    def start_consumer(self, env: dict[str, str], name: str = "consumer", wrapper: list[str] | None = None,
+                       bank_url: str | None = None, **settings: str) -> Consumer:
+        bank = bank_url or self.bank_url
         proc = self.manager.start(
             name, [*(wrapper or []), str(self.build / "src/app/charge-recovery"), "run"],
-            env={**env, "CORE_BANKING_URL": self.bank_url, "NOTIFICATION_URL": self.bank_url, "ADMIN_ADDR": "127.0.0.1:0",
+            env={**env, "CORE_BANKING_URL": bank, "NOTIFICATION_URL": bank, "ADMIN_ADDR": "127.0.0.1:0",
                  "LOG_LEVEL": "info", "WORKERS": "32", **image_environment(), **settings},
             ready=line_matching('"msg":"consumer started"', "stderr"), timeout=120.0)
         proc.ready_info = next(line for line in proc.json_lines("stderr") if line.get("msg") == "consumer started")
@@ -254,17 +259,20 @@ def ceiling(st: Stack, n: int, receivers: int, workers: int) -> dict[str, Any]:
 
 
 def consumer_run(st: Stack, n: int, *, workers: int = 32, processes: int = 1, duplicates: bool = True,
-                 idle_seconds: float = 0.0) -> dict[str, Any]:
+                 idle_seconds: float = 0.0, env_overrides: dict[str, str] | None = None, bank_url: str | None = None,
+                 prefix: str | None = None) -> dict[str, Any]:
     """Pre-fill n fresh charges, drain with `processes` consumers; optionally re-send them all
-    as duplicates and drain again, then idle and stop."""
+    as duplicates and drain again, then idle and stop. `env_overrides` and `bank_url` point the
+    consumers (not the set-up) elsewhere, e.g. through bench/latency_run.py's delay proxies."""
     env = st.provision()
     debits0 = st.bank_stats()["debits"]
-    prefix = f"CHG-{uuid.uuid4().hex[:6]}"
+    prefix = prefix or f"CHG-{uuid.uuid4().hex[:6]}"
     st.send(env, n, 0.0, prefix)
     # Timed from the spawn: a consumer starts draining before its "started" line is seen, and
     # the ceiling's time includes its own connection set-up too.
     spawned, budget = time.monotonic(), CpuBudget(st)
-    consumers = [st.start_consumer(env, f"consumer-{i}", WORKERS=str(workers)) for i in range(processes)]
+    consumer_env = {**env, **(env_overrides or {})}
+    consumers = [st.start_consumer(consumer_env, f"consumer-{i}", bank_url=bank_url, WORKERS=str(workers)) for i in range(processes)]
     r: dict[str, Any] = {"charges": n, "workers": workers, "processes": processes}
     drain(st, env, consumers, debits0 + n)
     seconds = time.monotonic() - spawned
@@ -530,7 +538,7 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
                  f" (consumer drains: {', '.join(f'{rate:.0f}' for rate in row['consumerDrains'])} charges/s)"
                  if row.get("ceilingAfter") else "")
               for label, row in results["stacks"].items() if "ceilingRuns" in row]
-    lines += cpu_budget_lines(results) + floor_lines(results)
+    lines += cpu_budget_lines(results) + floor_lines(results) + latency_run.lines(results.get("latency", []))
     lines += ["", "Resident memory of the consumer when its drains are done (/proc/<pid>/smaps, MiB):", ""]
     lines += [f"- {label}: {memory_text(row['consumer']['memory'])}" for label, row in results["stacks"].items() if "consumer" in row]
     fast = results.get("fastOnly", {})
@@ -587,6 +595,7 @@ def measure_stack(args: argparse.Namespace, results: dict[str, Any], row: dict[s
         if label != FAST:
             return
         results["fastOnly"].update(ready_and_busy_stop(st, n))
+        results["latency"] = latency_run.run(st, consumer_run, args.smoke)
         if args.smoke:
             return
         scale_n = min(2000, n)
