@@ -12,6 +12,8 @@ std::string_view to_string(DeadLetterCopy copy) {
       return "ours_only";
     case DeadLetterCopy::ReasonOnly:
       return "reason_only";
+    case DeadLetterCopy::BodyOnly:
+      return "body_only";
   }
   return "unknown";
 }
@@ -20,6 +22,7 @@ MessageAttributes dead_letter_attributes(const Message& message,
                                          const consumer::DeadLetter& decision,
                                          std::string_view key_attribute, DeadLetterCopy copy) {
   MessageAttributes out;
+  if (copy == DeadLetterCopy::BodyOnly) return out;
   const auto put = [&out](std::string_view name, const std::string& value) {
     if (!value.empty()) {
       out.insert_or_assign(std::string(name), MessageAttribute{"String", escape_bounded(value)});

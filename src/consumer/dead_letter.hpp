@@ -28,9 +28,13 @@ enum class DeadLetterCopy {
   Full,        // ours, then the producer's attributes within the limit
   OursOnly,    // none of the producer's: they may be what makes it too large
   ReasonOnly,  // failureReason and sourceMessageId: the body is within bytes of the limit
+  // No attributes: the body alone fills the limit. Sent only once the reason is quarantined
+  // (consumer/quarantine.hpp), so that the copy is never taken for one SQS dead-lettered.
+  BodyOnly,
 };
-inline constexpr std::array<DeadLetterCopy, 3> kDeadLetterCopies = {
-    DeadLetterCopy::Full, DeadLetterCopy::OursOnly, DeadLetterCopy::ReasonOnly};
+inline constexpr std::array<DeadLetterCopy, 4> kDeadLetterCopies = {
+    DeadLetterCopy::Full, DeadLetterCopy::OursOnly, DeadLetterCopy::ReasonOnly,
+    DeadLetterCopy::BodyOnly};
 
 [[nodiscard]] std::string_view to_string(DeadLetterCopy copy);
 

@@ -10,6 +10,8 @@
 #include "consumer/delivery_heartbeat.hpp"
 #include "core/backoff.hpp"
 #include "core/overloaded.hpp"
+#include "core/sha256.hpp"
+#include "core/text_escape.hpp"
 #include "core/thread_guard.hpp"
 
 namespace ic::consumer {
@@ -291,6 +293,9 @@ std::expected<void, Error> ListenerContainer::forward_to_dlq(const Message& mess
                                                              const DeadLetter& dead) {
   std::vector<std::pair<DeadLetterCopy, MessageAttributes>> copies;
   for (const DeadLetterCopy copy : kDeadLetterCopies) {
+    // Without a durable reason a body-only copy would read as dead-lettered by SQS itself,
+    // which `redrive` moves back by default.
+    if (copy == DeadLetterCopy::BodyOnly && config_.quarantine == nullptr) break;
     auto attributes = dead_letter_attributes(message, dead, config_.key_attribute, copy);
     // A smaller copy that leaves nothing out would only be refused again.
     if (copies.empty() || copies.back().second != attributes) {
@@ -298,7 +303,10 @@ std::expected<void, Error> ListenerContainer::forward_to_dlq(const Message& mess
     }
   }
   for (std::size_t i = 0;; ++i) {
-    const MessageAttributes& attributes = copies[i].second;
+    const auto& [copy, attributes] = copies[i];
+    if (copy == DeadLetterCopy::BodyOnly) {
+      if (auto kept = quarantine(message, dead); !kept) return kept;
+    }
     auto sent = queue_.send_to_dlq(message.body, attributes);
     if (sent) {
       const auto dropped = dropped_producer_attributes(message, attributes);
@@ -312,6 +320,17 @@ std::expected<void, Error> ListenerContainer::forward_to_dlq(const Message& mess
     }
     observer_.on_dlq_copy_refused(message.message_id, to_string(copies[i + 1].first), sent.error());
   }
+}
+
+std::expected<void, Error> ListenerContainer::quarantine(const Message& message,
+                                                         const DeadLetter& dead) {
+  const QuarantineRecord record{.body_sha256 = sha256_hex(message.body),
+                                .failure_reason = dead.reason,
+                                .failure_detail = escape_bounded(dead.detail),
+                                .source_message_id = message.message_id};
+  auto kept = config_.quarantine->put(record);
+  if (kept) observer_.on_quarantined(message, record);
+  return kept;
 }
 
 void ListenerContainer::retry_after(const Message& message, Millis after) {

@@ -28,6 +28,7 @@
 #include "consumer/intake_gate.hpp"
 #include "consumer/lease_heartbeat.hpp"
 #include "consumer/listener_observer.hpp"
+#include "consumer/quarantine.hpp"
 #include "consumer/queue_port.hpp"
 #include "core/random.hpp"
 #include "core/thread_annotations.hpp"
@@ -55,6 +56,9 @@ struct ListenerConfig {
   std::optional<std::uint64_t> seed;     // jitter seed; random when absent
   // Consulted before each receive (paused: no receive; a probe: one message); null: always open.
   IntakeGate* intake = nullptr;
+  // Keeps the reason of a message whose body alone fills the DLQ's size limit, before its
+  // body-only copy; null: no body-only copy (the message waits for SQS's redrive policy).
+  QuarantinePort* quarantine = nullptr;
 };
 
 using Handler = std::function<consumer::Disposition(const Message&, consumer::LeaseHeartbeat&)>;
@@ -95,9 +99,12 @@ class ListenerContainer {
   void worker_loop();
   void process(const Message& message);
   void apply(const Message& message, const consumer::Disposition& disposition, Millis elapsed);
-  // Sends the smaller copies of kDeadLetterCopies in turn while SQS refuses them for good.
+  // Sends the smaller copies of kDeadLetterCopies in turn while SQS refuses them for good;
+  // the body-only one only after the reason is quarantined.
   [[nodiscard]] std::expected<void, Error> forward_to_dlq(const Message& message,
                                                           const DeadLetter& dead);
+  [[nodiscard]] std::expected<void, Error> quarantine(const Message& message,
+                                                      const DeadLetter& dead);
   void retry_after(const Message& message, Millis after);
   void return_unstarted(std::vector<Message> messages);
   void finish_shutdown();

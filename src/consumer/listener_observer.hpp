@@ -9,6 +9,7 @@
 
 #include "consumer/disposition.hpp"
 #include "consumer/lease_heartbeat.hpp"
+#include "consumer/quarantine.hpp"
 #include "consumer/queue_port.hpp"
 #include "core/thread_guard.hpp"
 #include "core/time.hpp"
@@ -49,6 +50,8 @@ class ListenerObserver : public ThreadFailureObserver {
   // SQS refused a DLQ copy for good (`error`); a smaller copy `next` is tried at once.
   virtual void on_dlq_copy_refused(std::string_view /*message_id*/, std::string_view /*next*/,
                                    const Error& /*error*/) {}
+  // No copy could carry the reason, so `record` keeps it; a body-only copy is sent next.
+  virtual void on_quarantined(const Message& /*message*/, const QuarantineRecord& /*record*/) {}
   // The DLQ copy that was sent left out these producer attributes (sorted names).
   virtual void on_dlq_attributes_dropped(std::string_view /*message_id*/,
                                          std::span<const std::string> /*names*/) {}

@@ -98,7 +98,9 @@ class QueuePort {
   [[nodiscard]] virtual std::expected<BatchResult, Error> change_visibility_batch(
       std::span<const VisibilityEntry> entries) = 0;
 
-  // Sends `body` unchanged to the dead-letter queue with `attributes`.
+  // Sends `body` unchanged to the dead-letter queue with `attributes`. A copy too large for the
+  // DLQ (consumer/message_size.hpp) is refused for good (a permanent error), by SQS or by a
+  // port that counts before sending.
   [[nodiscard]] virtual std::expected<void, Error> send_to_dlq(
       std::string_view body, const MessageAttributes& attributes) = 0;
 };

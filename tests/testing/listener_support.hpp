@@ -74,6 +74,11 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     dlq_copies_refused_.emplace_back(next);
   }
+  void on_quarantined(const consumer::Message& message,
+                      const consumer::QuarantineRecord& record) override {
+    MutexLock lock(mutex_);
+    quarantined_.emplace_back(message.message_id, record.failure_reason);
+  }
   void on_dlq_attributes_dropped(std::string_view, std::span<const std::string> names) override {
     MutexLock lock(mutex_);
     dlq_attributes_dropped_.insert(dlq_attributes_dropped_.end(), names.begin(), names.end());
@@ -124,10 +129,15 @@ class RecordingObserver final : public consumer::ListenerObserver {
     MutexLock lock(mutex_);
     return dlq_failures_;
   }
-  // The smaller copy announced after each refusal ("ours_only", "reason_only").
+  // The smaller copy announced after each refusal ("ours_only", "reason_only", "body_only").
   std::vector<std::string> dlq_copies_refused() const {
     MutexLock lock(mutex_);
     return dlq_copies_refused_;
+  }
+  // (message id, reason) of each quarantine.
+  std::vector<std::pair<std::string, std::string>> quarantined() const {
+    MutexLock lock(mutex_);
+    return quarantined_;
   }
   std::vector<std::string> dlq_attributes_dropped() const {
     MutexLock lock(mutex_);
@@ -166,6 +176,7 @@ class RecordingObserver final : public consumer::ListenerObserver {
   std::vector<std::string> handler_errors_ GUARDED_BY(mutex_);
   std::vector<std::string> dlq_failures_ GUARDED_BY(mutex_);
   std::vector<std::string> dlq_copies_refused_ GUARDED_BY(mutex_);
+  std::vector<std::pair<std::string, std::string>> quarantined_ GUARDED_BY(mutex_);
   std::vector<std::string> dlq_attributes_dropped_ GUARDED_BY(mutex_);
   std::vector<EntryFailure> entry_failures_ GUARDED_BY(mutex_);
   std::vector<consumer::ClaimExtension> heartbeats_ GUARDED_BY(mutex_);

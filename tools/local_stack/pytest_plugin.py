@@ -27,6 +27,7 @@ from pathlib import Path
 import pytest
 
 from tools.local_stack.charge_recovery import ChargeStack, Consumers, provision_stack
+from tools.local_stack.emulators import Emulator, start_dynalite, start_elasticmq
 from tools.local_stack.fake_bank import FakeBank, start_fake_bank
 from tools.local_stack.moto import MotoServer, start_moto
 from tools.local_stack.processes import ProcessManager, live_processes
@@ -111,3 +112,18 @@ def consumers(processes: ProcessManager, charge_stack: ChargeStack, fake_bank: F
     yield factory
     exit_codes = factory.stop_all()
     assert all(code == 0 for code in exit_codes.values()), f"consumer exit codes after SIGTERM: {exit_codes}"
+
+
+# --- ElasticMQ and dynalite (tools/local_stack/emulators.py), one each per session ------------
+
+
+@pytest.fixture(scope="session")
+def elasticmq(session_processes: ProcessManager) -> Emulator:
+    """One ElasticMQ per session (a few seconds to start); tests use queues of their own names."""
+    return start_elasticmq(session_processes)
+
+
+@pytest.fixture(scope="session")
+def dynalite(session_processes: ProcessManager) -> Emulator:
+    """One dynalite per session; tests use tables of their own names."""
+    return start_dynalite(session_processes)

@@ -1,6 +1,10 @@
 #include "adapters/sqs/sqs_client.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
+
+#include "consumer/message_size.hpp"
 
 namespace ic::sqs {
 
@@ -118,8 +122,23 @@ std::expected<consumer::BatchResult, Error> SqsQueue::change_visibility_batch(
 
 std::expected<void, Error> SqsQueue::send_to_dlq(std::string_view body,
                                                  const consumer::MessageAttributes& attributes) {
+  if (auto limit = dlq_limit_.get(); limit) {
+    const std::size_t size = consumer::message_size(body, attributes);
+    if (size > *limit) {
+      return std::unexpected(
+          Error{.error_class = ErrorClass::Permanent,
+                .code = "MessageTooLarge",
+                .message = fmt::format("DLQ copy of {} bytes (body and attributes) is over the "
+                                       "DLQ's MaximumMessageSize of {}",
+                                       size, *limit)});
+    }
+  }
   auto sent = client_.send(dlq_url_, {.body = std::string(body), .attributes = attributes});
-  if (!sent) return std::unexpected(sent.error());
+  if (!sent) {
+    // The limit may have been lowered since it was read: read it again before the next copy.
+    if (!sent.error().retryable()) dlq_limit_.forget();
+    return std::unexpected(sent.error());
+  }
   return {};
 }
 

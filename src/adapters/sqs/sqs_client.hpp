@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "adapters/sqs/message_size_limit.hpp"
 #include "adapters/sqs/sqs_codec.hpp"
 #include "aws/json_client.hpp"
 #include "consumer/queue_port.hpp"
@@ -68,10 +69,18 @@ class SqsClient {
 
 // The consumer::QueuePort over one source queue and its dead-letter queue.
 // Thread-safety and ownership: as SqsClient; `client` must outlive the queue.
+// send_to_dlq counts each copy as SQS does (consumer/message_size.hpp) against the DLQ's
+// MaximumMessageSize and refuses one too large itself (permanent, MessageTooLarge), so the
+// container's next smaller copy follows without a round trip, whatever the emulator in front
+// counts. While the limit cannot be read, copies go out unchecked and SQS judges them (a
+// refusal makes the next copy read the limit again).
 class SqsQueue final : public consumer::QueuePort {
  public:
   SqsQueue(SqsClient& client, std::string queue_url, std::string dlq_url)
-      : client_(client), queue_url_(std::move(queue_url)), dlq_url_(std::move(dlq_url)) {}
+      : client_(client),
+        queue_url_(std::move(queue_url)),
+        dlq_url_(std::move(dlq_url)),
+        dlq_limit_(client_, dlq_url_) {}
 
   [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
       int max_messages, std::chrono::seconds wait) override;
@@ -84,10 +93,17 @@ class SqsQueue final : public consumer::QueuePort {
   [[nodiscard]] std::expected<void, Error> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
+  // The DLQ's MaximumMessageSize, read now through `client` (at start-up, the probe client)
+  // rather than at the first dead letter.
+  [[nodiscard]] std::expected<std::size_t, Error> dlq_size_limit(SqsClient& client) {
+    return dlq_limit_.get_through(client);
+  }
+
  private:
   SqsClient& client_;
   const std::string queue_url_;
   const std::string dlq_url_;
+  MessageSizeLimit dlq_limit_;
 };
 
 }  // namespace ic::sqs

@@ -1,4 +1,5 @@
 // redrive: the command line and wiring; the rules are application/operations/redrive.cpp.
+#include "adapters/dynamodb/quarantine_store.hpp"
 #include "app/cli_support.hpp"
 #include "app/operator_ports.hpp"
 #include "application/operations/commands.hpp"
@@ -20,14 +21,17 @@ void add_redrive(CLI::App& app, SettingsSource& settings, int& exit_code) {
       "redrive",
       "Move dead-lettered messages back to the source queue (body and producer attributes "
       "unchanged): by default only those SQS dead-lettered itself, each at most once per run");
-  describe(*cmd,
-           "Messages with a failureReason stay unless --reason names it. The run examines at most "
-           "the DLQ's depth at its start and prints a summary by reason.\nExamples:\n"
-           "  charge-recovery redrive --dry-run\n"
-           "  charge-recovery redrive --reason PERMANENT_DEBIT_FAILURE --reason "
-           "PREVIOUSLY_FAILED --max 100");
+  describe(
+      *cmd,
+      "Messages with a failureReason stay unless --reason names it; so do messages without one "
+      "whose reason the consumer quarantined (the DLQ copy could not carry it). The run "
+      "examines at most "
+      "the DLQ's depth at its start and prints a summary by reason.\nExamples:\n"
+      "  charge-recovery redrive --dry-run\n"
+      "  charge-recovery redrive --reason PERMANENT_DEBIT_FAILURE --reason "
+      "PREVIOUSLY_FAILED --max 100");
   settings.add_flags(*cmd, kAwsSettings);
-  settings.add_flags(*cmd, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL"});
+  settings.add_flags(*cmd, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE"});
   auto* max_opt = cmd->add_option("--max", state->max, "move at most this many")
                       ->check(CLI::Range(1, 10'000'000));
   cmd->add_option("--reason", state->reasons,
@@ -39,8 +43,9 @@ void add_redrive(CLI::App& app, SettingsSource& settings, int& exit_code) {
   cmd->callback([&settings, &exit_code, state, max_opt] {
     auto queue = settings.http_url("CHARGE_QUEUE_URL");
     auto dlq = settings.http_url("CHARGE_DLQ_URL");
-    if (!queue || !dlq) {
-      exit_code = report(!queue ? queue.error() : dlq.error());
+    auto table = settings.required("IDEMPOTENCY_TABLE");  // the quarantine records
+    if (!queue || !dlq || !table) {
+      exit_code = report(!queue ? queue.error() : !dlq ? dlq.error() : table.error());
       return;
     }
     auto& request = state->request;
@@ -49,8 +54,10 @@ void add_redrive(CLI::App& app, SettingsSource& settings, int& exit_code) {
     exit_code = with_aws(settings, [&](AwsStack& aws) {
       SqsSourceQueue source(aws.sqs(), *queue);
       SqsDeadLetterQueue dead_letters(aws.sqs(), *dlq);
+      dynamodb::DynamoDbQuarantineStore quarantine(aws.dynamodb(), {.name = *table}, real_clock());
       StdConsole console;
-      return application::redrive(dead_letters, source, real_clock(), console, request);
+      return application::redrive(dead_letters, source, real_clock(), console, request,
+                                  &quarantine);
     });
   });
 }

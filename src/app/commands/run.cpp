@@ -8,6 +8,7 @@
 #include "adapters/bank/core_banking_client.hpp"
 #include "adapters/bank/notification_client.hpp"
 #include "adapters/dynamodb/dynamodb_store.hpp"
+#include "adapters/dynamodb/quarantine_store.hpp"
 #include "app/aws_stack.hpp"
 #include "app/bank_wiring.hpp"
 #include "app/cli_support.hpp"
@@ -118,6 +119,9 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   TimedDebit timed_bank(bank, timings);
   TimedNotification timed_notifier(notifier, timings);
   const Clock& clock = real_clock();
+  // Keeps the reason of a dead letter whose body alone fills the DLQ (docs/design.md §5 Sizes).
+  dynamodb::DynamoDbQuarantineStore quarantine(
+      aws.dynamodb(), charge_table(settings.table, settings.retention), clock);
   RandomTokens tokens;
   const std::string owner = worker_identity();
 
@@ -173,7 +177,8 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
        .prefetch_max_age = Millis{settings.lease} / 4,
        .shutdown_grace = settings.shutdown_grace,
        .key_attribute = std::string(application::kChargeIdField),
-       .intake = &circuits},
+       .intake = &circuits,
+       .quarantine = &quarantine},
       &telemetry.listener);
   std::atomic<bool> signalled{false};
   signals.on_signal(
@@ -185,12 +190,24 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
       },
       telemetry.listener);
 
+  // One short attempt now, so that an SQS outage does not hold the start up; after a
+  // transient failure it is read again at the first dead letter, after a permanent one DLQ
+  // copies go out unchecked (SQS still refuses one too large).
+  const auto dlq_limit = queue.dlq_size_limit(aws.probe_sqs());
+  if (!dlq_limit) {
+    log.warn("could not read the DLQ's MaximumMessageSize",
+             {{"code", dlq_limit.error().code},
+              {"detail", dlq_limit.error().message},
+              {"retryable", dlq_limit.error().retryable()}});
+  }
+
   // Where this consumer talks to and how it was configured (startup_summary.hpp); never a secret.
   // (awsIdentitySource: a key with "credential" in it would be redacted by the logger.)
   log.info("consumer started",
            {{"owner", owner},
             {"queueUrl", settings.queue_url},
             {"table", settings.table},
+            {"dlqMaxMessageSize", dlq_limit ? static_cast<std::int64_t>(*dlq_limit) : -1},
             {"workers", settings.workers},
             {"receivers", settings.receivers},
             {"leaseSeconds", settings.lease.count()},

@@ -1,7 +1,8 @@
 // send: the producer of the demo and the benchmark. Publishes ChargeDueEvents from a JSONL
 // file (each line sent as it is, so invalid bodies can be sent on purpose) or generated, with
 // a share of them re-sent as new SQS messages under the same chargeId, as a producer retry
-// would.
+// would. Batches are bounded by count (10) and by bytes (at most the queue's MaximumMessageSize
+// in total, never more than SQS's batch total), so no batch is refused whole for its size.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -12,7 +13,9 @@
 #include <random>
 #include <thread>
 
+#include "adapters/sqs/message_size_limit.hpp"
 #include "app/cli_support.hpp"
+#include "consumer/message_size.hpp"
 #include "core/thread_guard.hpp"
 
 namespace ic::app {
@@ -54,14 +57,32 @@ std::vector<std::string> generate(const SendOptions& options, std::mt19937& rng)
   return bodies;
 }
 
-std::expected<std::vector<std::string>, std::string> read_lines(const std::string& path) {
+struct Line {
+  std::string body;
+  std::size_t number = 0;  // in the file, counting empty lines (generated: the position)
+};
+
+std::expected<std::vector<Line>, std::string> read_lines(const std::string& path) {
   std::ifstream in(path);
   if (!in) return std::unexpected("cannot open " + path);
-  std::vector<std::string> bodies;
+  std::vector<Line> lines;
+  std::size_t number = 0;
   for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) bodies.push_back(line);
+    ++number;
+    if (!line.empty()) lines.push_back({std::move(line), number});
   }
-  return bodies;
+  return lines;
+}
+
+// The queue's MaximumMessageSize, which bounds each message and each batch's total; SQS's
+// default when it cannot be read (then SQS itself refuses what is too large).
+std::size_t size_limit(AwsStack& aws, const std::string& queue_url) {
+  auto limit = sqs::MessageSizeLimit(aws.sqs(), queue_url).get();
+  if (limit) return *limit;
+  std::cerr << fmt::format(
+      "send: could not read the queue's MaximumMessageSize ({} {}); assuming {}\n",
+      limit.error().code, limit.error().message, consumer::kDefaultMessageSize);
+  return consumer::kDefaultMessageSize;
 }
 
 // Sends one batch of at most 10; returns how many of its messages failed.
@@ -96,30 +117,47 @@ class StderrThreadFailures final : public ThreadFailureObserver {
 
 int send(AwsStack& aws, const SendOptions& options) {
   std::mt19937 rng(options.seed);
-  std::vector<std::string> bodies;
+  std::vector<Line> lines;
   if (!options.file.empty()) {
-    auto lines = read_lines(options.file);
-    if (!lines) {
-      std::cerr << "send: " << lines.error() << "\n";
+    auto read = read_lines(options.file);
+    if (!read) {
+      std::cerr << "send: " << read.error() << "\n";
       return 1;
     }
-    bodies = std::move(*lines);
+    lines = std::move(*read);
   } else {
-    bodies = generate(options, rng);
+    for (auto& body : generate(options, rng)) lines.push_back({std::move(body), lines.size() + 1});
   }
+
+  // A line SQS would refuse is named and left out; every other one is still sent.
+  const std::size_t limit = size_limit(aws, options.queue_url);
+  std::atomic<int> failed{0};
+  std::vector<const Line*> sendable;
+  std::vector<std::size_t> sizes;
+  for (const Line& line : lines) {
+    const std::size_t size = consumer::message_size(line.body, {});
+    if (size > limit) {
+      std::cerr << fmt::format(
+          "send: line {}: {} bytes, over the queue's MaximumMessageSize of {}; not sent\n",
+          line.number, size, limit);
+      ++failed;
+      continue;
+    }
+    sendable.push_back(&line);
+    sizes.push_back(size);
+  }
+  const auto batches = consumer::pack_batches(sizes, consumer::kMaxBatchEntries, limit);
 
   StderrThreadFailures report_exception;
   std::atomic<std::size_t> next_batch{0};
-  std::atomic<int> failed{0};
-  const std::size_t batches = (bodies.size() + 9) / 10;
   {
     std::vector<std::jthread> senders;
     for (int t = 0; t < kSenderThreads; ++t) {
       senders.emplace_back([&] {
-        for (std::size_t b = next_batch++; b < batches; b = next_batch++) {
+        for (std::size_t b = next_batch++; b < batches.size(); b = next_batch++) {
           std::vector<sqs::OutgoingMessage> batch;
-          for (std::size_t i = b * 10; i < std::min(bodies.size(), b * 10 + 10); ++i) {
-            batch.push_back({.body = bodies[i]});
+          for (std::size_t i = batches[b].first; i < batches[b].second; ++i) {
+            batch.push_back({.body = sendable[i]->body});
           }
           // A batch that throws counts as failed; the sender goes on with the next one.
           if (!run_guarded("sender", &report_exception,
@@ -130,7 +168,7 @@ int send(AwsStack& aws, const SendOptions& options) {
       });
     }
   }
-  const auto messages = static_cast<int>(bodies.size());
+  const auto messages = static_cast<int>(lines.size());
   nlohmann::json summary = {
       {"event", "sent"}, {"messages", messages - failed}, {"failed", failed.load()}};
   if (options.file.empty()) {  // only generated runs know how many charges are distinct

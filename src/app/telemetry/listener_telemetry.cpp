@@ -2,13 +2,17 @@
 
 namespace ic::app {
 
-ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& m)
+ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& m,
+                                     const Clock& clock)
     : log_(log),
       received_(m.counter("ic_messages_received_total", "Messages received from the queue")),
       receive_errors_(m.counter("ic_receive_errors_total", "Failed receive calls", {"code"})),
       dispositions_(m.counter("ic_dispositions_total", "Dispositions by kind and reason",
                               {"kind", "reason"})),
       dlq_forwards_(m.counter("ic_dlq_forwards_total", "Messages dead-lettered", {"reason"})),
+      dlq_quarantined_(m.counter("ic_dlq_quarantined_total",
+                                 "Dead letters whose reason only the quarantine record keeps",
+                                 {"reason"})),
       dlq_attributes_dropped_(m.counter("ic_dlq_attributes_dropped_total",
                                         "Producer attributes left out of DLQ copies")),
       batch_failures_(
@@ -18,7 +22,9 @@ ListenerTelemetry::ListenerTelemetry(observability::Logger& log, observability::
       processing_(m.histogram("ic_processing_seconds", "Time from handler start to disposition",
                               observability::kDefaultSecondsBuckets)),
       thread_exceptions_(m.counter("ic_thread_exceptions_total",
-                                   "Exceptions that reached a thread boundary", {"thread"})) {}
+                                   "Exceptions that reached a thread boundary", {"thread"})),
+      receive_warnings_(observability::kRepeatWindow, clock),
+      quarantine_warnings_(observability::kRepeatWindow, clock) {}
 
 void ListenerTelemetry::on_received(std::size_t count) {
   if (readiness_) readiness_->succeeded("receive");
@@ -71,6 +77,19 @@ void ListenerTelemetry::on_dlq_copy_refused(std::string_view message_id, std::st
   log_.warn(
       "DLQ refused the copy; sending a smaller one",
       {{"messageId", message_id}, {"next", next}, {"code", error.code}, {"detail", error.message}});
+}
+
+void ListenerTelemetry::on_quarantined(const consumer::Message& message,
+                                       const consumer::QuarantineRecord& record) {
+  dlq_quarantined_.with({record.failure_reason}).inc();
+  if (const auto held = quarantine_warnings_.admit(record.failure_reason)) {
+    log_.warn("no DLQ copy can carry the reason; quarantined it, sending the body alone",
+              {{"messageId", message.message_id},
+               {"reason", record.failure_reason},
+               {"bodySha256", record.body_sha256},
+               {"bodyBytes", message.body.size()},
+               {"suppressed", *held}});
+  }
 }
 
 void ListenerTelemetry::on_dlq_attributes_dropped(std::string_view message_id,

@@ -16,7 +16,9 @@ namespace ic::app {
 // the readiness it feeds.
 class ListenerTelemetry final : public consumer::ListenerObserver {
  public:
-  ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
+  // `clock` paces the rate-limited warnings.
+  ListenerTelemetry(observability::Logger& log, observability::MetricsRegistry& metrics,
+                    const Clock& clock = real_clock());
 
   // From now on receives feed the "receive" dependency. Call before any thread reports.
   void feed(observability::Readiness& readiness) { readiness_ = &readiness; }
@@ -30,6 +32,8 @@ class ListenerTelemetry final : public consumer::ListenerObserver {
   void on_dlq_send_failed(std::string_view message_id, const Error& error) override;
   void on_dlq_copy_refused(std::string_view message_id, std::string_view next,
                            const Error& error) override;
+  void on_quarantined(const consumer::Message& message,
+                      const consumer::QuarantineRecord& record) override;
   void on_dlq_attributes_dropped(std::string_view message_id,
                                  std::span<const std::string> names) override;
   void on_batch_entry_failed(consumer::BatchAction action, std::string_view message_id,
@@ -49,6 +53,7 @@ class ListenerTelemetry final : public consumer::ListenerObserver {
   observability::CounterFamily& receive_errors_;
   observability::CounterFamily& dispositions_;
   observability::CounterFamily& dlq_forwards_;
+  observability::CounterFamily& dlq_quarantined_;
   observability::CounterFamily& dlq_attributes_dropped_;
   observability::CounterFamily& batch_failures_;
   observability::CounterFamily& heartbeats_;
@@ -58,7 +63,10 @@ class ListenerTelemetry final : public consumer::ListenerObserver {
   observability::Readiness* readiness_ = nullptr;
   // "receive failed" repeats on every backoff while SQS is unreachable: once per window per
   // error code, with the count held back (the counter above still counts each).
-  observability::RepeatLimiter receive_warnings_{observability::kRepeatWindow};
+  observability::RepeatLimiter receive_warnings_;
+  // A flood of oversized poison (one producer bug) would log a line per message: once per
+  // window per reason instead, with the count held back.
+  observability::RepeatLimiter quarantine_warnings_;
 };
 
 }  // namespace ic::app

@@ -15,6 +15,7 @@
 
 #include "application/operations/operator_actions.hpp"
 #include "application/operations/ports.hpp"
+#include "consumer/quarantine.hpp"
 #include "core/time.hpp"
 #include "domain/ports.hpp"
 #include "idempotency/operator_store.hpp"
@@ -63,7 +64,10 @@ struct RedriveRequest {
   std::set<std::string, std::less<>> reasons;  // failureReasons opted in (`--reason`)
   bool dry_run = false;                        // list what would move; move nothing
 };
+// `quarantine` (may be null: none consulted) supplies the failureReason of a message that
+// carries none but was quarantined by the consumer (docs/design.md §5 "Sizes").
 [[nodiscard]] int redrive(DeadLetterQueue& dlq, SourceQueue& source, const Clock& clock,
-                          Console& console, const RedriveRequest& request);
+                          Console& console, const RedriveRequest& request,
+                          consumer::QuarantinePort* quarantine = nullptr);
 
 }  // namespace ic::application

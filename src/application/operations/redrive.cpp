@@ -3,7 +3,8 @@
 // crash mid-way duplicates at worst, and duplicates are what the consumer is built to absorb.
 //
 // It cannot loop (docs/design.md §5): by default only messages SQS dead-lettered itself move
-// (transient failures that ran out of receives); a deterministic reason must be asked for. The
+// (transient failures that ran out of receives); a deterministic reason must be asked for, and
+// that includes one only a quarantine record keeps (the DLQ copy could not carry it). The
 // run examines at most the DLQ's depth at its start, never moves a message twice, and never
 // moves a copy of its own that came back.
 #include <fmt/format.h>
@@ -12,6 +13,7 @@
 
 #include "application/operations/commands.hpp"
 #include "application/operations/redrive_ledger.hpp"
+#include "core/sha256.hpp"
 
 namespace ic::application {
 namespace {
@@ -35,20 +37,31 @@ void hand_back(DeadLetterQueue& dlq, Console& console,
 }
 
 void list_entry(Console& console, std::string_view event, const consumer::Message& message,
-                Instant now) {
+                std::string_view durable_reason, Instant now) {
   const auto age = std::chrono::duration_cast<std::chrono::seconds>(now - message.sent_at);
-  console.result(nlohmann::json{{"event", event},
-                                {"reason", failure_reason_of(message)},
-                                {"chargeId", charge_id_of(message)},
-                                {"ageSeconds", age.count()},
-                                {"messageId", message.message_id}}
-                     .dump());
+  nlohmann::json entry{{"event", event},
+                       {"reason", failure_reason_of(message, durable_reason)},
+                       {"chargeId", charge_id_of(message)},
+                       {"ageSeconds", age.count()},
+                       {"messageId", message.message_id}};
+  if (!durable_reason.empty()) entry["quarantined"] = true;
+  console.result(entry.dump());
+}
+
+// The reason a quarantine record keeps for a message that carries none; empty when there is
+// none (or the message carries its own, which needs no look-up).
+std::expected<std::string, Error> durable_reason_of(consumer::QuarantinePort* quarantine,
+                                                    const consumer::Message& message) {
+  if (quarantine == nullptr || failure_reason_of(message) != kNoReason) return std::string{};
+  auto record = quarantine->find(sha256_hex(message.body));
+  if (!record) return std::unexpected(record.error());
+  return *record ? (*record)->failure_reason : std::string{};
 }
 
 }  // namespace
 
 int redrive(DeadLetterQueue& dlq, SourceQueue& source, const Clock& clock, Console& console,
-            const RedriveRequest& request) {
+            const RedriveRequest& request, consumer::QuarantinePort* quarantine) {
   auto depth = dlq.visible_depth();
   if (!depth) {
     console.note(fmt::format("redrive: reading the DLQ's depth failed: {} {}", depth.error().code,
@@ -78,11 +91,22 @@ int redrive(DeadLetterQueue& dlq, SourceQueue& source, const Clock& clock, Conso
         left.push_back(keep);
         continue;
       }
-      const RedriveDecision decision = ledger.decide(message);
+      // Without its reason a quarantined message would pass for one SQS dead-lettered and move
+      // by default; a failed look-up therefore moves nothing more.
+      auto durable = durable_reason_of(quarantine, message);
+      if (!durable) {
+        console.note(fmt::format("redrive: reading the quarantine record of {} failed: {} {}",
+                                 message.message_id, durable.error().code,
+                                 durable.error().message));
+        left.push_back(keep);
+        failed = true;
+        break;
+      }
+      const RedriveDecision decision = ledger.decide(message, *durable);
       if (request.dry_run) {
         if (decision == RedriveDecision::Move || decision == RedriveDecision::Skip) {
           list_entry(console, decision == RedriveDecision::Move ? "would move" : "would skip",
-                     message, clock.now());
+                     message, *durable, clock.now());
         }
         left.push_back(keep);
         continue;

@@ -25,6 +25,12 @@ std::string_view failure_reason_of(const consumer::Message& message) {
   return reason.empty() ? kNoReason : reason;
 }
 
+std::string_view failure_reason_of(const consumer::Message& message,
+                                   std::string_view durable_reason) {
+  const std::string_view reason = failure_reason_of(message);
+  return reason == kNoReason && !durable_reason.empty() ? durable_reason : reason;
+}
+
 std::string charge_id_of(const consumer::Message& message) {
   if (auto id = string_attribute(message, kChargeIdField); !id.empty()) return std::string(id);
   auto id = parseable_charge_id(message.body);
@@ -39,10 +45,11 @@ consumer::MessageAttributes producer_attributes(const consumer::Message& message
   return out;
 }
 
-RedriveDecision RedriveLedger::decide(const consumer::Message& message) {
+RedriveDecision RedriveLedger::decide(const consumer::Message& message,
+                                      std::string_view durable_reason) {
   if (!seen_.insert(message.message_id).second) return RedriveDecision::Repeat;
   ++examined_;
-  const std::string_view reason = failure_reason_of(message);
+  const std::string_view reason = failure_reason_of(message, durable_reason);
   Counts& counts = by_reason_[std::string(reason)];
   if (copies_.contains(string_attribute(message, consumer::kSourceMessageIdAttribute))) {
     ++counts.returned;

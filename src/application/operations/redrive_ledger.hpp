@@ -40,8 +40,11 @@ class RedriveLedger {
  public:
   explicit RedriveLedger(RedriveRules rules) : rules_(std::move(rules)) {}
 
-  // Decides and counts one received DLQ message.
-  [[nodiscard]] RedriveDecision decide(const consumer::Message& message);
+  // Decides and counts one received DLQ message. `durable_reason`: the failureReason a
+  // quarantine record keeps for a message that carries none (consumer/quarantine.hpp); it
+  // counts as the message's own.
+  [[nodiscard]] RedriveDecision decide(const consumer::Message& message,
+                                       std::string_view durable_reason = {});
   // A copy was accepted by the source queue under `copy_id`: a DLQ message whose
   // sourceMessageId is that id is this message coming back.
   void moved(std::string copy_id) { copies_.insert(std::move(copy_id)); }
@@ -66,6 +69,9 @@ class RedriveLedger {
 
 // The message's failureReason, or kNoReason.
 [[nodiscard]] std::string_view failure_reason_of(const consumer::Message& message);
+// The message's failureReason, else `durable_reason` when given, else kNoReason.
+[[nodiscard]] std::string_view failure_reason_of(const consumer::Message& message,
+                                                 std::string_view durable_reason);
 // The message's chargeId attribute, else the chargeId its body names when that parses.
 [[nodiscard]] std::string charge_id_of(const consumer::Message& message);
 // The producer's own attributes: the message's attributes without the ones the consumer adds

@@ -190,6 +190,31 @@ TEST_F(TelemetryTest, ProducerAttributesLeftOutOfADlqCopyAreLoggedAndCounted) {
   EXPECT_EQ(line["attributes"], "p7,p8");
 }
 
+TEST_F(TelemetryTest, AQuarantineIsCountedEachTimeAndLoggedOncePerWindowAndReason) {
+  ListenerTelemetry listener(log_, metrics_, clock_);
+  const consumer::Message message{.message_id = "m-3", .body = std::string(262'144, 'x')};
+  const consumer::QuarantineRecord record{.body_sha256 = "ab", .failure_reason = "INVALID_MESSAGE"};
+  const std::string_view msg =
+      "no DLQ copy can carry the reason; quarantined it, sending the body alone";
+  listener.on_quarantined(message, record);
+  listener.on_quarantined(message, record);
+  EXPECT_THAT(metrics_.render(),
+              HasSubstr(R"(ic_dlq_quarantined_total{reason="INVALID_MESSAGE"} 2)"));
+  auto lines = lines_with(msg);
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_EQ(lines[0]["messageId"], "m-3");
+  EXPECT_EQ(lines[0]["reason"], "INVALID_MESSAGE");
+  EXPECT_EQ(lines[0]["bodySha256"], "ab");
+  EXPECT_EQ(lines[0]["bodyBytes"], 262'144);
+  EXPECT_EQ(lines[0]["suppressed"], 0);
+
+  clock_.advance(std::chrono::seconds{31});
+  listener.on_quarantined(message, record);
+  lines = lines_with(msg);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[1]["suppressed"], 1);
+}
+
 TEST_F(TelemetryTest, ADeadLetterIsLoggedWithTheMessageAndTheDecision) {
   const consumer::Message message{.message_id = "m-2", .body = "{}", .receive_count = 3};
   telemetry_.listener.on_dead_letter(

@@ -65,6 +65,8 @@ TEST(DeadLetterAttributes, SmallerCopiesLeaveOutTheProducersThenAllButTheReason)
   const MessageAttributes expected{{"failureReason", {"String", "PAYLOAD_MISMATCH"}},
                                    {"sourceMessageId", {"String", "m-4"}}};
   EXPECT_EQ(least, expected);
+  EXPECT_TRUE(
+      dead_letter_attributes(message, decision, "chargeId", DeadLetterCopy::BodyOnly).empty());
 }
 
 TEST(DeadLetterAttributes, AProducerAttributeOverriddenByOursCountsAsDropped) {

@@ -10,8 +10,10 @@
 
 #include "consumer/dead_letter.hpp"
 #include "consumer/forwarding_queue.hpp"
+#include "core/sha256.hpp"
 #include "testing/fake_queue.hpp"
 #include "testing/fault_injecting_queue.hpp"
+#include "testing/in_memory_quarantine.hpp"
 #include "testing/listener_support.hpp"
 
 namespace ic::consumer {
@@ -209,6 +211,87 @@ TEST(ListenerContainer, DlqCopyRefusedAtEverySizeIsKeptForRetryNotLost) {
   ASSERT_EQ(dlq.size(), 1u);
   EXPECT_EQ(dlq[0].attributes.at("traceparent").value, "00-1");
   EXPECT_TRUE(observer.dlq_attributes_dropped().empty());
+}
+
+// A body that alone fills the DLQ's limit leaves no room for failureReason: the reason is
+// quarantined first, then the body goes alone, so the message is never left to SQS's redrive
+// without a reason.
+TEST(ListenerContainer, ACopyNoAttributeFitsIsQuarantinedThenSentBodyOnly) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  testing::InMemoryQuarantine quarantine;
+  faulty.fail_dlq_sends(3, {.error_class = ErrorClass::Permanent, .code = "MessageTooLarge"});
+  const auto id = queue.send("poison", {{"traceparent", {"String", "00-1"}}});
+  auto config = fast_config();
+  config.quarantine = &quarantine;
+  ListenerContainer container(
+      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
+      config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  EXPECT_EQ(observer.dlq_copies_refused(),
+            (std::vector<std::string>{"ours_only", "reason_only", "body_only"}));
+  const auto dlq = queue.dead_lettered();
+  ASSERT_EQ(dlq.size(), 1u);
+  EXPECT_EQ(dlq[0].body, "poison");
+  EXPECT_TRUE(dlq[0].attributes.empty());
+  const std::vector<QuarantineRecord> expected{{.body_sha256 = sha256_hex("poison"),
+                                                .failure_reason = "INVALID_MESSAGE",
+                                                .failure_detail = "body: bad",
+                                                .source_message_id = id}};
+  EXPECT_EQ(quarantine.puts(), expected);
+  EXPECT_EQ(observer.quarantined(),
+            (std::vector<std::pair<std::string, std::string>>{{id, "INVALID_MESSAGE"}}));
+  EXPECT_TRUE(observer.dlq_failures().empty());
+}
+
+// No body-only copy without its durable reason: a failed quarantine write is a failed forward.
+TEST(ListenerContainer, AFailedQuarantineWriteSendsNoBodyOnlyCopyAndRetriesTheMessage) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  testing::InMemoryQuarantine quarantine;
+  quarantine.fail_puts(1);
+  // Three copies refused at each delivery; the second delivery's body-only copy goes through.
+  faulty.fail_dlq_sends(6, {.error_class = ErrorClass::Permanent, .code = "MessageTooLarge"});
+  const auto id = queue.send("poison", {{"traceparent", {"String", "00-1"}}});
+  auto config = fast_config();
+  config.quarantine = &quarantine;
+  config.dlq_failure_retry = 1s;
+  ListenerContainer container(
+      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
+      config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
+  running.stop();
+  EXPECT_EQ(observer.dlq_failures(), std::vector<std::string>{id});
+  EXPECT_EQ(quarantine.puts().size(), 1u) << "written on the second delivery";
+  ASSERT_EQ(queue.dead_lettered().size(), 1u);
+  EXPECT_TRUE(queue.dead_lettered()[0].attributes.empty());
+}
+
+// Without a quarantine port nothing would keep the reason: no body-only copy is ever sent.
+TEST(ListenerContainer, WithoutAQuarantineNoBodyOnlyCopyIsSent) {
+  FakeQueue queue;
+  FaultInjectingQueue faulty(queue);
+  RecordingObserver observer;
+  faulty.fail_dlq_sends(3, {.error_class = ErrorClass::Permanent, .code = "MessageTooLarge"});
+  queue.send("poison", {{"traceparent", {"String", "00-1"}}});
+  auto config = fast_config();
+  config.dlq_failure_retry = 600s;  // no second delivery during the test
+  ListenerContainer container(
+      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
+      config, &observer);
+  Running running(container);
+
+  ASSERT_TRUE(eventually([&] { return !observer.dlq_failures().empty(); }));
+  running.stop();
+  EXPECT_EQ(observer.dlq_copies_refused(), (std::vector<std::string>{"ours_only", "reason_only"}));
+  EXPECT_TRUE(queue.dead_lettered().empty());
 }
 
 TEST(ListenerContainer, ReportsProducerAttributesBeyondTheSqsLimit) {

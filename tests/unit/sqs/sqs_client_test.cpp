@@ -104,11 +104,14 @@ TEST(SqsClient, QueueSendsDeadLettersToTheDlqUrlAndDeletesOnTheSource) {
   auto deleted = queue.delete_batch(remove);
   ASSERT_TRUE(deleted);
   EXPECT_TRUE(deleted->front());
-  EXPECT_EQ(wiring.target(0), "AmazonSQS.SendMessage");
+  // The DLQ's size limit first (this reply has none, so the copy goes out unchecked).
+  EXPECT_EQ(wiring.target(0), "AmazonSQS.GetQueueAttributes");
   EXPECT_EQ(wiring.body(0)["QueueUrl"], "http://q/1/dlq");
-  EXPECT_EQ(wiring.body(0)["MessageBody"], "body");
-  EXPECT_EQ(wiring.target(1), "AmazonSQS.DeleteMessageBatch");
-  EXPECT_EQ(wiring.body(1)["QueueUrl"], "http://q/1/src");
+  EXPECT_EQ(wiring.target(1), "AmazonSQS.SendMessage");
+  EXPECT_EQ(wiring.body(1)["QueueUrl"], "http://q/1/dlq");
+  EXPECT_EQ(wiring.body(1)["MessageBody"], "body");
+  EXPECT_EQ(wiring.target(2), "AmazonSQS.DeleteMessageBatch");
+  EXPECT_EQ(wiring.body(2)["QueueUrl"], "http://q/1/src");
 }
 
 // Nothing translates an SQS failure: the caller gets the AWS client's class, code, message and

@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "application/operations/commands.hpp"
+#include "core/sha256.hpp"
 #include "testing/fakes.hpp"
+#include "testing/in_memory_quarantine.hpp"
 
 namespace ic::application {
 namespace {
@@ -86,10 +88,20 @@ consumer::Message dead(std::string id, std::string reason = "") {
 class RedriveTest : public ::testing::Test {
  protected:
   int run(const RedriveRequest& request) {
-    return redrive(dlq_, source_, clock_, console_, request);
+    return redrive(dlq_, source_, clock_, console_, request, &quarantine_);
+  }
+  // What the consumer does when no DLQ copy can carry the reason: the record, then the body
+  // alone (no attributes at all).
+  consumer::Message quarantined(std::string id, std::string reason) {
+    consumer::Message m{.message_id = id, .receipt_handle = "rh-" + id, .body = "body-" + id};
+    EXPECT_TRUE(quarantine_.put({.body_sha256 = sha256_hex(m.body),
+                                 .failure_reason = std::move(reason),
+                                 .source_message_id = "src-" + id}));
+    return m;
   }
 
   FakeDeadLetters dlq_;
+  testing::InMemoryQuarantine quarantine_;
   FakeSource source_;
   testing::ManualClock clock_;
   StringConsole console_;
@@ -147,6 +159,45 @@ TEST_F(RedriveTest, AFailedSendStopsTheRunAndTheMessageStaysInTheDlq) {
   EXPECT_THAT(console_.notes[0], HasSubstr("redrive: send of m2 failed: InternalError"));
   ASSERT_EQ(console_.results.size(), 1u) << "the summary, and no redriven line";
   EXPECT_EQ(console_.result_json(0)["event"], "redrive summary");
+}
+
+// A message without a failureReason whose reason the consumer quarantined is not one SQS
+// dead-lettered itself: it stays unless its reason is asked for.
+TEST_F(RedriveTest, AQuarantinedMessageStaysByDefaultUnderItsQuarantinedReason) {
+  dlq_.visible = {quarantined("m1", "INVALID_MESSAGE"), dead("m2")};
+  EXPECT_EQ(run({}), 0);
+  ASSERT_EQ(source_.sent.size(), 1u);
+  EXPECT_EQ(source_.sent[0].first, "body-m2");
+  EXPECT_THAT(dlq_.handed_back, ElementsAre("m1"));
+  EXPECT_EQ(console_.result_json(0)["byReason"]["INVALID_MESSAGE"]["skipped"], 1);
+  EXPECT_EQ(console_.result_json(0)["byReason"]["NONE"]["moved"], 1);
+  EXPECT_EQ(quarantine_.finds(), 2) << "one look-up per message without a reason";
+}
+
+TEST_F(RedriveTest, AQuarantinedMessageMovesWhenItsReasonIsAskedFor) {
+  dlq_.visible = {quarantined("m1", "INVALID_MESSAGE")};
+  EXPECT_EQ(run({.reasons = {"INVALID_MESSAGE"}}), 0);
+  ASSERT_EQ(source_.sent.size(), 1u);
+  EXPECT_THAT(dlq_.deleted, ElementsAre("m1"));
+}
+
+TEST_F(RedriveTest, ADryRunMarksAQuarantinedMessage) {
+  dlq_.visible = {quarantined("m1", "INVALID_MESSAGE")};
+  EXPECT_EQ(run({.dry_run = true}), 0);
+  EXPECT_EQ(console_.result_json(0)["event"], "would skip");
+  EXPECT_EQ(console_.result_json(0)["reason"], "INVALID_MESSAGE");
+  EXPECT_EQ(console_.result_json(0)["quarantined"], true);
+}
+
+// Unread, the record might hold a reason: the message must not pass for one SQS dead-lettered.
+TEST_F(RedriveTest, AFailedQuarantineLookUpStopsTheRunAndMovesNothing) {
+  dlq_.visible = {dead("m1")};
+  quarantine_.fail_finds(1);
+  EXPECT_EQ(run({}), 1);
+  EXPECT_THAT(source_.sent, IsEmpty());
+  EXPECT_THAT(dlq_.handed_back, ElementsAre("m1"));
+  ASSERT_EQ(console_.notes.size(), 1u);
+  EXPECT_THAT(console_.notes[0], HasSubstr("quarantine record of m1 failed: InternalServerError"));
 }
 
 }  // namespace
