@@ -235,7 +235,7 @@ Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery, const Cl
 std::optional<Disposition> ChargeRecoveryService::settle_locally(
     const Delivery& delivery, const Claim& claim, const idempotency::ClaimRecord& record,
     consumer::LeaseHeartbeat& heartbeat) {
-  if (!local_holds_.held_by_another_thread(claim.key, record.claim_token)) return std::nullopt;
+  if (!local_holds_.known_here(claim.key, record.claim_token)) return std::nullopt;
   const Instant started = clock_.now();
   // The copy's own visibility is kept while it waits; it holds no claim.
   HeartbeatScope visibility(heartbeat);

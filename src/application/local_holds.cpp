@@ -49,11 +49,12 @@ const LocalHolds::Ended* LocalHolds::recent(std::string_view token) const {
   return it == recent_.rend() ? nullptr : &*it;
 }
 
-bool LocalHolds::held_by_another_thread(std::string_view key, std::string_view token) const {
+bool LocalHolds::known_here(std::string_view key, std::string_view token) const {
   MutexLock lock(mutex_);
-  const auto it = live_.find(key);
-  return it != live_.end() && it->second.token == token &&
-         it->second.holder != std::this_thread::get_id();
+  if (const auto it = live_.find(key); it != live_.end() && it->second.token == token) {
+    return it->second.holder != std::this_thread::get_id();
+  }
+  return recent(token) != nullptr;
 }
 
 LocalAwait LocalHolds::await(std::string_view key, std::string_view token, Instant until,

@@ -74,8 +74,10 @@ class LocalHolds {
     return Hold(*this, std::move(key), std::move(token));
   }
 
-  // Whether another thread of this process holds the claim (key, token) now: worth waiting for.
-  [[nodiscard]] bool held_by_another_thread(std::string_view key, std::string_view token) const;
+  // Whether await() has something to say about the claim (key, token): another thread of this
+  // process holds it now, or it ended here lately (the holder may finish between the copy's
+  // refusal and its look here).
+  [[nodiscard]] bool known_here(std::string_view key, std::string_view token) const;
 
   // Whether the claim (key, token) is this process's, and if so waits until it ends, `until`
   // passes or `stop` is asked to stop (checked every 100 ms). A hold of the calling thread

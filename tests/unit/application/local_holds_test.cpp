@@ -86,6 +86,23 @@ TEST_F(LocalHoldsTest, TheHoldersOwnThreadNeverWaitsForItself) {
             LocalHoldState::NotHeldHere);
 }
 
+TEST_F(LocalHoldsTest, KnownHereWhileAnotherThreadHoldsItOrLatelyEnded) {
+  const auto known_elsewhere = [&](std::string_view token) {
+    bool known = false;
+    std::thread other([&] { known = holds.known_here("CHG-1", token); });
+    other.join();
+    return known;
+  };
+  EXPECT_FALSE(known_elsewhere("tok-1"));
+  {
+    auto hold = holds.hold("CHG-1", "tok-1");
+    EXPECT_TRUE(known_elsewhere("tok-1"));
+    EXPECT_FALSE(known_elsewhere("tok-2"));
+    EXPECT_FALSE(holds.known_here("CHG-1", "tok-1")) << "not by the holder's own thread";
+  }
+  EXPECT_TRUE(known_elsewhere("tok-1")) << "ended a moment ago: await() knows how";
+}
+
 TEST_F(LocalHoldsTest, OnlyTheRecentEndsAreRemembered) {
   holds.hold("CHG-0", "tok-0").finish({});
   for (std::size_t i = 1; i <= LocalHolds::kRecent; ++i) {

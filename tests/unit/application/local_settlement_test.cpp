@@ -2,7 +2,7 @@
 // is settled by the original's final write: no trip back through the queue, no re-check claim.
 // The copy's claim is refused before the original may go on (the bank waits for it), and the
 // copy learns the outcome whether it reaches its wait before or after the final write, so the
-// result does not depend on thread timing.
+// result does not depend on thread timing (run with --gtest_repeat to see both orders).
 #include <gtest/gtest.h>
 
 #include <condition_variable>
