@@ -14,6 +14,10 @@ do the way AWS does, applied on the wire.
   forwarded and the two answers merged), and a batch whose entries add up to more than
   `batch_limit` (1 MiB, AWS's limit since 2025) is refused whole with BatchRequestTooLong. The
   errors are AWS's JSON-protocol shape: `__type`, `message` and the `x-amzn-query-error` header.
+- **Receipt handles as AWS treats them**: a delete (DeleteMessage, DeleteMessageBatch entry)
+  with a handle the queue issued succeeds even when the message was deleted already or received
+  again since; ElasticMQ refuses it ReceiptHandleIsInvalid, which on AWS only a handle SQS never
+  issued gets.
 - **AWS-fault mode** (seeded): a fraction of requests gets a 500 (InternalError / DynamoDB
   InternalServerError), throttling in the service's own words (SQS RequestThrottled or
   ThrottlingException; DynamoDB ProvisionedThroughputExceededException or ThrottlingException),
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import collections
 import http.client
 import json
 import random
@@ -50,6 +55,7 @@ BATCH_LIMIT = 1_048_576  # SendMessageBatch's total payload (docs: "both 1 MiB" 
 DEFAULT_MAX_MESSAGE_SIZE = 1_048_576  # AWS's default MaximumMessageSize for a new queue
 HOP_BY_HOP = {"server", "date", "connection", "keep-alive", "transfer-encoding", "expect", "te", "upgrade", "proxy-connection", "content-length"}
 CONTROL = "/__proxy/"
+ISSUED_HANDLES = 200_000  # receipt handles remembered for the delete rule (oldest dropped)
 
 
 @dataclass
@@ -164,6 +170,7 @@ class ProxyState:
     rng: random.Random = field(default_factory=random.Random)
     lock: threading.Lock = field(default_factory=threading.Lock)
     sizes: dict[str, int] = field(default_factory=dict)
+    issued: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
     stats: dict[str, int] = field(default_factory=dict)
 
     def count(self, key: str) -> None:
@@ -210,6 +217,17 @@ class ProxyState:
     def forget_queue(self, queue_url: str) -> None:
         with self.lock:
             self.sizes.pop(queue_key(queue_url), None)
+
+    def remember_handles(self, handles: list[str]) -> None:
+        with self.lock:
+            for handle in handles:
+                self.issued[handle] = None
+            while len(self.issued) > ISSUED_HANDLES:
+                self.issued.popitem(last=False)
+
+    def was_issued(self, handle: str) -> bool:
+        with self.lock:
+            return handle in self.issued
 
     def write_record(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes) -> None:
         if self.record is None:
@@ -301,6 +319,8 @@ class Handler(BaseHTTPRequestHandler):
             return None
         if operation == "SendMessageBatch":
             return self._send_batch(request, url, headers)
+        if operation in ("ReceiveMessage", "DeleteMessage", "DeleteMessageBatch"):
+            return self._receipt_handles(operation, request, headers, body)
         return None
 
     def _queue_attributes(self, operation: str, request: dict[str, Any], headers: list[tuple[str, str]],
@@ -330,6 +350,42 @@ class Handler(BaseHTTPRequestHandler):
             attributes["MaximumMessageSize"] = str(state.max_message_size(str(request.get("QueueUrl", ""))))
             return 200, reply[1], json.dumps(answer).encode()
         return reply
+
+    def _receipt_handles(self, operation: str, request: dict[str, Any], headers: list[tuple[str, str]],
+                         body: bytes) -> tuple[int, dict[str, str], bytes] | None:
+        """AWS: a delete with a receipt handle SQS issued succeeds even when the message is gone
+        or was received again since ("the request succeeds, but the message will not be
+        deleted"); ElasticMQ answers ReceiptHandleIsInvalid. So a retried delete whose first
+        try was applied (a reset) is refused there and not on AWS: the proxy answers as AWS."""
+        state = self.server.state
+        reply = self._forward(headers, body)
+        if reply is None:
+            return None
+        status, out_headers, data = reply
+        if operation == "ReceiveMessage":
+            if status == 200:
+                messages = json.loads(data or b"{}").get("Messages") or []
+                state.remember_handles([str(m.get("ReceiptHandle")) for m in messages])
+            return reply
+        invalid = "ReceiptHandleIsInvalid" in (out_headers.get("x-amzn-query-error", "") + data.decode(errors="replace"))
+        if operation == "DeleteMessage":
+            if status == 400 and invalid and state.was_issued(str(request.get("ReceiptHandle"))):
+                state.count("handles.stale_delete_accepted")
+                return 200, {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": str(uuid.uuid4())}, b"{}"
+            return reply
+        if status != 200 or not invalid:
+            return reply
+        answer = json.loads(data or b"{}")
+        handles = {str(e.get("Id")): str(e.get("ReceiptHandle")) for e in request.get("Entries") or []}
+        accepted = [f for f in answer.get("Failed") or [] if "ReceiptHandleIsInvalid" in str(f.get("Code"))
+                    and state.was_issued(handles.get(str(f.get("Id")), ""))]
+        if not accepted:
+            return reply
+        for _ in accepted:
+            state.count("handles.stale_delete_accepted")
+        answer["Failed"] = [f for f in answer["Failed"] if f not in accepted]
+        answer["Successful"] = list(answer.get("Successful") or []) + [{"Id": f["Id"]} for f in accepted]
+        return 200, out_headers, json.dumps(answer).encode()
 
     def _send_batch(self, request: dict[str, Any], url: str, headers: list[tuple[str, str]]) -> tuple[int, dict[str, str], bytes] | None:
         state = self.server.state
