@@ -40,12 +40,19 @@ def test_every_request_of_a_run_and_the_operator_commands_conforms(
         result = run_cli(args, env)
         assert result.returncode in (0, 3, 4), f"{args}: {result.returncode} {result.stderr}"
     consumers.kill(consumer)  # SIGTERM would wait out a 20 s long poll
+    token = tmp_path / "token"
+    token.write_text("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQifQ.c2ln\n")
+    keyless = {**env, "AWS_ACCESS_KEY_ID": "", "AWS_SECRET_ACCESS_KEY": "", "AWS_WEB_IDENTITY_TOKEN_FILE": str(token),
+               "AWS_ROLE_ARN": "arn:aws:iam::123456789012:role/charge-recovery", "AWS_ROLE_SESSION_NAME": "wire",
+               "HOME": str(tmp_path), "AWS_PROFILE": "", "AWS_CONFIG_FILE": "", "AWS_SHARED_CREDENTIALS_FILE": ""}
+    assert run_cli(["status", "CHG-WIRE-NEVER"], keyless).returncode == 3  # via STS, then a signed GetItem
 
     checked, problems = check_record(record)
     operations = Counter(operation_of(json.loads(line))[1] for line in record.read_text().splitlines()
                          if "Boto3/" not in dict(json.loads(line)["headers"]).get("User-Agent", ""))
     print(f"{checked} requests checked: {dict(operations)}")
-    assert {"ReceiveMessage", "DeleteMessageBatch", "UpdateItem", "SendMessage", "Query"} <= set(operations)
+    assert {"ReceiveMessage", "DeleteMessageBatch", "UpdateItem", "SendMessage", "Query",
+            "AssumeRoleWithWebIdentity"} <= set(operations)
     assert problems == [], "\n".join(problems)
 
 

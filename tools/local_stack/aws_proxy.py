@@ -24,7 +24,8 @@ do the way AWS does, applied on the wire.
   *applied-then-reset* (forwarded, so it takes effect, then the connection is reset with no
   reply), or a stall of `stall_s` seconds before it is forwarded. Faults can be changed while
   running (`set_faults`), and `stats()` counts what was done.
-- **Recording**: every request (method, path, headers, body) appended to a JSONL file, for the
+- **Recording**: every request (method, path, headers, body; for the query protocol, i.e. STS,
+  the reply's body too) appended to a JSONL file, for the
   wire conformance test (tests/system/test_wire_conformance.py).
 
 A child process (`python -m tools.local_stack.aws_proxy`), started like the emulators: it binds
@@ -229,13 +230,16 @@ class ProxyState:
         with self.lock:
             return handle in self.issued
 
-    def write_record(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes) -> None:
+    def write_record(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes,
+                     response: bytes | None = None) -> None:
         if self.record is None:
             return
         try:
             text: dict[str, str] = {"body": body.decode()}
         except UnicodeDecodeError:
             text = {"body_b64": base64.b64encode(body).decode()}
+        if response is not None:
+            text["response"] = response.decode(errors="replace")
         line = json.dumps({"time": time.time(), "method": method, "path": path, "headers": headers, **text})
         with self.lock, open(self.record, "a") as f:
             f.write(line + "\n")
@@ -273,8 +277,9 @@ class Handler(BaseHTTPRequestHandler):
             self._control(body)
             return
         headers = [(k, v) for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP]
-        state.write_record(self.command, self.path, headers, body)
         target = self.headers.get("X-Amz-Target")
+        if target:
+            state.write_record(self.command, self.path, headers, body)
         service = service_of(target, state.service)
         operation = (target or "").rpartition(".")[2] or _query_action(body)
         kind, rng = state.draw()
@@ -288,6 +293,8 @@ class Handler(BaseHTTPRequestHandler):
         reply = self._sqs_rules(operation, body, headers) if service == "sqs" else None
         if reply is None:
             reply = self._forward(headers, body)
+        if not target:  # query protocol (STS): the reply is kept too, for the credentials it issued
+            state.write_record(self.command, self.path, headers, body, reply[2] if reply else b"")
         if reply is None or kind == "reset":
             self._reset()  # applied upstream (if it got there), then the answer never arrives
             return

@@ -137,13 +137,27 @@ def signature_problem(record: dict[str, Any], access_key: str, secret_key: str) 
     return None
 
 
+def issued_credentials(records: list[dict[str, Any]]) -> dict[str, str]:
+    """Access key -> secret of every set of credentials an STS reply in the recording issued."""
+    out = {}
+    for record in records:
+        reply = record.get("response") or ""
+        key = re.search(r"<AccessKeyId>([^<]+)</AccessKeyId>", reply)
+        secret = re.search(r"<SecretAccessKey>([^<]+)</SecretAccessKey>", reply)
+        if key and secret:
+            out[key.group(1)] = secret.group(1)
+    return out
+
+
 def check_record(path: Path, access_key: str = "testing", secret_key: str = "testing",
                  skip_user_agent: str = "Boto3/") -> tuple[int, list[str]]:
     """(requests checked, problems) over every request of the recording not sent by boto3
-    (the tests' own clients)."""
+    (the tests' own clients). Requests signed with credentials an STS reply of the recording
+    issued are re-signed with those; an operation modeled as unsigned must carry no signature."""
     checked, problems = 0, []
-    for line in path.read_text().splitlines():
-        record = json.loads(line)
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    secrets = {access_key: secret_key, **issued_credentials(records)}
+    for record in records:
         headers = {k.lower(): v for k, v in record["headers"]}
         if skip_user_agent in headers.get("user-agent", ""):
             continue
@@ -154,6 +168,16 @@ def check_record(path: Path, access_key: str = "testing", secret_key: str = "tes
             problems += [f"{where}: {p}" for p in semantic_problems(service, operation, params)]
         except Exception as e:  # an unknown operation is a finding, not a crash
             problems.append(f"{where}: {type(e).__name__}: {e}")
-        if (problem := signature_problem(record, access_key, secret_key)) is not None:
+        authorization = headers.get("authorization", "")
+        try:
+            unsigned = _session.get_service_model(service).operation_model(operation).auth_type == "none"
+        except Exception:
+            unsigned = False
+        if unsigned:
+            if authorization:
+                problems.append(f"{where}: signed, though the operation is modeled unsigned")
+            continue
+        key = authorization.partition("Credential=")[2].partition("/")[0]
+        if (problem := signature_problem(record, key, secrets.get(key, ""))) is not None:
             problems.append(f"{where}: {problem}")
     return checked, problems
