@@ -84,3 +84,19 @@ def test_fault_mode_throttles_in_each_services_words_and_resets_after_applying(
     depth = elasticmq.sqs().get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
     assert int(depth["Attributes"]["ApproximateNumberOfMessages"]) >= 1  # sent, though no reply came
     assert sqs_proxy.stats()["fault.reset"] >= 1
+
+
+def test_a_repeated_delete_of_an_issued_handle_succeeds_as_on_aws(processes: ProcessManager, elasticmq: Emulator) -> None:
+    proxy = start_aws_proxy(processes, elasticmq.endpoint_url, service="sqs")
+    sqs = proxy.sqs(**NO_RETRIES)
+    url = sqs.create_queue(QueueName="proxy-handles")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody="once")
+    handle = sqs.receive_message(QueueUrl=url, WaitTimeSeconds=1)["Messages"][0]["ReceiptHandle"]
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=handle)
+    with pytest.raises(ClientError):  # what ElasticMQ itself answers
+        elasticmq.sqs().delete_message(QueueUrl=url, ReceiptHandle=handle)
+    sqs.delete_message(QueueUrl=url, ReceiptHandle=handle)
+    again = sqs.delete_message_batch(QueueUrl=url, Entries=[{"Id": "a", "ReceiptHandle": handle},
+                                                            {"Id": "b", "ReceiptHandle": "never-issued"}])
+    assert [e["Id"] for e in again["Successful"]] == ["a"] and [e["Id"] for e in again["Failed"]] == ["b"]
+    assert proxy.stats()["handles.stale_delete_accepted"] == 2

@@ -22,6 +22,7 @@ from tools.chaos.history import History
 from tools.chaos.stack import ChaosStack
 from tools.chaos.workload import REFUSED_ACCOUNT
 from tools.local_stack import binary
+from tools.local_stack.aws_proxy import Faults
 
 BASE_FAULTS: dict[str, Any] = {"permanentFailures": {REFUSED_ACCOUNT: "ACCOUNT_CLOSED"}}
 BANK_TIMEOUT_S = 10.0  # the bank adapter's total timeout (docs/design.md §5)
@@ -153,6 +154,20 @@ def store_outage(n: Nemesis, step: Step) -> None:
         n.mark(step.fault, "stop")
 
 
+def aws_faults(n: Nemesis, step: Step) -> None:
+    """AWS-side faults on the consumers' requests (tools/local_stack/aws_proxy.py's fault mode)
+    for the window: params map "sqs" / "dynamodb" to fault fractions."""
+    n.mark(step.fault, "start", seconds=step.seconds, faults=step.params)
+    for service, fractions in step.params.items():
+        n.stack.set_aws_faults(service, Faults(**fractions, seed=n.rng.randrange(2**31)))
+    try:
+        time.sleep(step.seconds)
+    finally:
+        for service in step.params:
+            n.stack.set_aws_faults(service, Faults())
+        n.mark(step.fault, "stop", stats=n.stack.aws_fault_stats())
+
+
 def commit_then_timeout(n: Nemesis, step: Step) -> None:
     """Half the window answers late (beyond the client's timeout), half drops the connection."""
     half = step.seconds / 2
@@ -184,6 +199,7 @@ ACTIONS: dict[str, Callable[[Nemesis, Step], None]] = {
     "bank-commit-timeout": commit_then_timeout,
     "bank-503": bank_window({"transientErrorRate": 0.3}),
     "redrive": redrive,
+    "aws-faults": aws_faults,
     # Long outages (issue 22); their durations are set per scenario (tools/chaos/runner.py).
     "bank-outage": bank_window({"transientErrorRate": 1.0}),
     "store-outage": store_outage,

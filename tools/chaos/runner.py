@@ -38,6 +38,10 @@ OUTAGE_LEASE_S = 2
 CIRCUIT_ENV = {"CIRCUIT_PROBE_MIN_MS": "500", "CIRCUIT_PROBE_MAX_MS": "2000", "CIRCUIT_RAMP_MS": "2000"}
 OUTAGE_SPEC: dict[str, Any] = {"lease": OUTAGE_LEASE_S, "maxReceiveCount": 5, "sendSeconds": 8.0, "env": CIRCUIT_ENV}
 
+AWS_FAULTS = {"error500": 0.05, "throttle": 0.05, "reset": 0.03, "stall": 0.02}
+AWS_FAULT_S = 10.0
+AWS_FAULT_SPEC: dict[str, Any] = {"emulators": True, "sendSeconds": AWS_FAULT_S}
+
 
 def scenarios(lease: int) -> dict[str, dict[str, Any]]:
     pause = 2 * lease + 2
@@ -70,6 +74,12 @@ def scenarios(lease: int) -> dict[str, dict[str, Any]]:
         "bank-429-retry-after": {**OUTAGE_SPEC, "steps": [Step(2, "bank-429", 6)]},
         # Latency x10 and more (1.5 s a call against a few ms): BANK_SLOW_CALL_MS 1000 makes
         # every call slow, so the adaptive limit shrinks; lease 4 s keeps the calls inside it.
+        # AWS-side faults (issue 23) on ElasticMQ + dynalite, through the AWS proxy for the
+        # whole send window: 5% 500s, 5% throttling, 3% applied-then-reset, 2% 2-5 s stalls.
+        "aws-faults-sqs": {**AWS_FAULT_SPEC, "steps": [Step(0, "aws-faults", AWS_FAULT_S, {"sqs": AWS_FAULTS})]},
+        "aws-faults-ddb": {**AWS_FAULT_SPEC, "steps": [Step(0, "aws-faults", AWS_FAULT_S, {"dynamodb": AWS_FAULTS})]},
+        "aws-faults-mixed": {**AWS_FAULT_SPEC, "steps": [Step(0, "aws-faults", AWS_FAULT_S,
+                                                              {"sqs": AWS_FAULTS, "dynamodb": AWS_FAULTS})]},
         "bank-slow": {**OUTAGE_SPEC, "lease": LEASE_S, "steps": [Step(2, "bank-slow", 8)],
                       "env": {**CIRCUIT_ENV, "BANK_SLOW_CALL_MS": "1000"}},
     }
@@ -131,7 +141,7 @@ class Sampler(threading.Thread):
         super().__init__(name="sampler", daemon=True)
         self.stack, self.history = stack, history
         self.stop = threading.Event()
-        self.sqs = stack.sqs_moto.sqs(read_timeout=2, connect_timeout=1, retries={"max_attempts": 1, "mode": "standard"})
+        self.sqs = stack.sqs_server.sqs(read_timeout=2, connect_timeout=1, retries={"max_attempts": 1, "mode": "standard"})
 
     def run(self) -> None:
         names = ["ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible"]
@@ -173,7 +183,8 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
                 steps=[vars(s) for s in steps], env=env, maxReceiveCount=spec.get("maxReceiveCount", MAX_RECEIVE_COUNT))
     workload = make_workload(name.replace("-", "")[:12], charges, rng)
     stack = ChaosStack(directory / "logs", lease, WORKERS, int(spec.get("maxReceiveCount", MAX_RECEIVE_COUNT)), seed,
-                       extra_env=env, store_proxy=bool(spec.get("storeProxy")))
+                       extra_env=env, store_proxy=bool(spec.get("storeProxy")),
+                       emulators=bool(spec.get("emulators")))
     try:
         stack.provision(f"{name}-{seed}")
         stack.bank.set_faults(BASE_FAULTS)

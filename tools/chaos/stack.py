@@ -1,7 +1,9 @@
 """The stack a chaos run works on: one moto for SQS and a second for DynamoDB (so the store
-can be killed and restarted without losing the queues: moto keeps everything in memory), the
-fake bank, and consumer slots, each running `charge-recovery run` with an optional clock
-offset (libfaketime). Built on tools/local_stack."""
+can be killed and restarted without losing the queues: moto keeps everything in memory), or
+ElasticMQ and dynalite for the AWS-fault scenarios, the consumers then reaching each through an
+AWS proxy (tools/local_stack/aws_proxy.py) whose fault mode the nemesis switches; the fake
+bank, and consumer slots, each running `charge-recovery run` with an optional clock offset
+(libfaketime). Built on tools/local_stack."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 from tools.local_stack import ProcessManager, binary, start_fake_bank, start_moto, wait_until
+from tools.local_stack.aws_proxy import Faults, start_aws_proxy
+from tools.local_stack.emulators import start_dynalite, start_elasticmq
 from tools.local_stack.charge_recovery import Consumer, _started, parse_assignments, provision_args, run_cli
 from tools.local_stack.moto import MOTO_LAUNCHER, MotoServer
 from tools.local_stack.paths import PYTHON
@@ -88,22 +92,33 @@ class Spawner:
 
 class ChaosStack:
     def __init__(self, log_dir: Path, lease_seconds: int, workers: int, max_receive_count: int, seed: int,
-                 extra_env: dict[str, str] | None = None, store_proxy: bool = False) -> None:
+                 extra_env: dict[str, str] | None = None, store_proxy: bool = False, emulators: bool = False) -> None:
         self.spawner = Spawner()
         self.manager = ProcessManager(log_dir)
         self.lease_seconds = lease_seconds
         self.workers = workers
         self.max_receive_count = max_receive_count
-        self.sqs_moto = start_moto(self.manager, name="moto-sqs")
-        self.ddb_moto = start_moto(self.manager, name="moto-dynamodb")
-        self.ddb_port = int(self.ddb_moto.process.ready_info["port"])
+        self.emulators = emulators
+        if emulators:
+            self.sqs_server: Any = start_elasticmq(self.manager)
+            self.ddb_server: Any = start_dynalite(self.manager)
+        else:
+            self.sqs_server = start_moto(self.manager, name="moto-sqs")
+            self.ddb_server = start_moto(self.manager, name="moto-dynamodb")
+        # The consumers' way to the emulators (the harness's own clients go direct): faults off
+        # until the nemesis switches them on.
+        self.aws_proxies = {
+            "sqs": start_aws_proxy(self.manager, self.sqs_server.endpoint_url, service="sqs"),
+            "dynamodb": start_aws_proxy(self.manager, self.ddb_server.endpoint_url, service="dynamodb"),
+        } if emulators else {}
+        self.ddb_port = int(self.ddb_server.process.ready_info["port"])
         self.bank = start_fake_bank(self.manager, seed=seed)
         self.extra_env = dict(extra_env or {})
         # store-outage-long takes DynamoDB away through this proxy; the harness's own clients
         # (records, provisioning) keep talking to moto directly.
         self.proxy = TcpProxy("127.0.0.1", self.ddb_port) if store_proxy else None
-        self.sqs = self.sqs_moto.sqs(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
-        self.dynamodb = self.ddb_moto.dynamodb(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
+        self.sqs = self.sqs_server.sqs(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
+        self.dynamodb = self.ddb_server.dynamodb(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
         self.names: tuple[str, str, str] | None = None
         self.queue_url = ""
         self.dlq_url = ""
@@ -113,9 +128,9 @@ class ChaosStack:
 
     def aws_env(self) -> dict[str, str]:
         return {
-            **self.sqs_moto.env(),
-            "AWS_ENDPOINT_URL_SQS": self.sqs_moto.endpoint_url,
-            "AWS_ENDPOINT_URL_DYNAMODB": self.ddb_moto.endpoint_url,
+            **self.sqs_server.env(),
+            "AWS_ENDPOINT_URL_SQS": self.sqs_server.endpoint_url,
+            "AWS_ENDPOINT_URL_DYNAMODB": self.ddb_server.endpoint_url,
             "LEASE_SECONDS": str(self.lease_seconds),
         }
 
@@ -123,6 +138,14 @@ class ChaosStack:
         if self.proxy is None:
             raise RuntimeError("this stack has no store proxy (store_proxy=True)")
         self.proxy.set_mode(mode)
+
+    def set_aws_faults(self, service: str, faults: Faults) -> None:
+        if service not in self.aws_proxies:
+            raise RuntimeError("this stack has no AWS proxies (emulators=True)")
+        self.aws_proxies[service].set_faults(faults)
+
+    def aws_fault_stats(self) -> dict[str, dict[str, int]]:
+        return {service: proxy.stats() for service, proxy in self.aws_proxies.items()}
 
     def provision(self, suffix: str) -> None:
         """Fresh table and queues (`charge-recovery provision`), names ending in `suffix`."""
@@ -151,6 +174,8 @@ class ChaosStack:
             "LOG_LEVEL": "info",
             "SHUTDOWN_GRACE_SECONDS": "30",
             **({"AWS_ENDPOINT_URL_DYNAMODB": self.proxy.url} if self.proxy is not None else {}),
+            **({"AWS_ENDPOINT_URL_SQS": self.aws_proxies["sqs"].url,
+                "AWS_ENDPOINT_URL_DYNAMODB": self.aws_proxies["dynamodb"].url} if self.aws_proxies else {}),
             **self.extra_env,
             **faketime_env(slot.offset_ms),
         }
@@ -196,18 +221,18 @@ class ChaosStack:
     # --- the store --------------------------------------------------------------------------
 
     def pause_store(self) -> None:
-        for moto in (self.sqs_moto, self.ddb_moto):
+        for moto in (self.sqs_server, self.ddb_server):
             os.killpg(moto.process.pid, signal.SIGSTOP)
 
     def resume_store(self) -> None:
-        for moto in (self.sqs_moto, self.ddb_moto):
+        for moto in (self.sqs_server, self.ddb_server):
             os.killpg(moto.process.pid, signal.SIGCONT)
 
     def restart_dynamodb(self) -> None:
         """Kill the DynamoDB emulator and start a new one on the same port: every record is
         gone. The table is provisioned again (the queues, on the other moto, are untouched)."""
-        os.killpg(self.ddb_moto.process.pid, signal.SIGKILL)
-        self.manager.stop(self.ddb_moto.process)
+        os.killpg(self.ddb_server.process.pid, signal.SIGKILL)
+        self.manager.stop(self.ddb_server.process)
         argv = [PYTHON, "-m", MOTO_LAUNCHER, "--port", str(self.ddb_port)]
         deadline = time.monotonic() + 30
         while True:  # the port can take a moment to be free again
@@ -219,8 +244,8 @@ class ChaosStack:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.5)
-        self.ddb_moto = MotoServer(proc, f"http://127.0.0.1:{self.ddb_port}", True)
-        self.dynamodb = self.ddb_moto.dynamodb(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
+        self.ddb_server = MotoServer(proc, f"http://127.0.0.1:{self.ddb_port}", True)
+        self.dynamodb = self.ddb_server.dynamodb(read_timeout=10, retries={"max_attempts": 10, "mode": "standard"})
         self._provision()
 
     # --- inspection ---------------------------------------------------------------------------

@@ -14,13 +14,18 @@ do the way AWS does, applied on the wire.
   forwarded and the two answers merged), and a batch whose entries add up to more than
   `batch_limit` (1 MiB, AWS's limit since 2025) is refused whole with BatchRequestTooLong. The
   errors are AWS's JSON-protocol shape: `__type`, `message` and the `x-amzn-query-error` header.
+- **Receipt handles as AWS treats them**: a delete (DeleteMessage, DeleteMessageBatch entry)
+  with a handle the queue issued succeeds even when the message was deleted already or received
+  again since; ElasticMQ refuses it ReceiptHandleIsInvalid, which on AWS only a handle SQS never
+  issued gets.
 - **AWS-fault mode** (seeded): a fraction of requests gets a 500 (InternalError / DynamoDB
   InternalServerError), throttling in the service's own words (SQS RequestThrottled or
   ThrottlingException; DynamoDB ProvisionedThroughputExceededException or ThrottlingException),
   *applied-then-reset* (forwarded, so it takes effect, then the connection is reset with no
   reply), or a stall of `stall_s` seconds before it is forwarded. Faults can be changed while
   running (`set_faults`), and `stats()` counts what was done.
-- **Recording**: every request (method, path, headers, body) appended to a JSONL file, for the
+- **Recording**: every request (method, path, headers, body; for the query protocol, i.e. STS,
+  the reply's body too) appended to a JSONL file, for the
   wire conformance test (tests/system/test_wire_conformance.py).
 
 A child process (`python -m tools.local_stack.aws_proxy`), started like the emulators: it binds
@@ -31,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import collections
 import http.client
 import json
 import random
@@ -50,6 +56,7 @@ BATCH_LIMIT = 1_048_576  # SendMessageBatch's total payload (docs: "both 1 MiB" 
 DEFAULT_MAX_MESSAGE_SIZE = 1_048_576  # AWS's default MaximumMessageSize for a new queue
 HOP_BY_HOP = {"server", "date", "connection", "keep-alive", "transfer-encoding", "expect", "te", "upgrade", "proxy-connection", "content-length"}
 CONTROL = "/__proxy/"
+ISSUED_HANDLES = 200_000  # receipt handles remembered for the delete rule (oldest dropped)
 
 
 @dataclass
@@ -164,6 +171,7 @@ class ProxyState:
     rng: random.Random = field(default_factory=random.Random)
     lock: threading.Lock = field(default_factory=threading.Lock)
     sizes: dict[str, int] = field(default_factory=dict)
+    issued: collections.OrderedDict[str, None] = field(default_factory=collections.OrderedDict)
     stats: dict[str, int] = field(default_factory=dict)
 
     def count(self, key: str) -> None:
@@ -211,13 +219,27 @@ class ProxyState:
         with self.lock:
             self.sizes.pop(queue_key(queue_url), None)
 
-    def write_record(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes) -> None:
+    def remember_handles(self, handles: list[str]) -> None:
+        with self.lock:
+            for handle in handles:
+                self.issued[handle] = None
+            while len(self.issued) > ISSUED_HANDLES:
+                self.issued.popitem(last=False)
+
+    def was_issued(self, handle: str) -> bool:
+        with self.lock:
+            return handle in self.issued
+
+    def write_record(self, method: str, path: str, headers: list[tuple[str, str]], body: bytes,
+                     response: bytes | None = None) -> None:
         if self.record is None:
             return
         try:
             text: dict[str, str] = {"body": body.decode()}
         except UnicodeDecodeError:
             text = {"body_b64": base64.b64encode(body).decode()}
+        if response is not None:
+            text["response"] = response.decode(errors="replace")
         line = json.dumps({"time": time.time(), "method": method, "path": path, "headers": headers, **text})
         with self.lock, open(self.record, "a") as f:
             f.write(line + "\n")
@@ -255,8 +277,9 @@ class Handler(BaseHTTPRequestHandler):
             self._control(body)
             return
         headers = [(k, v) for k, v in self.headers.items() if k.lower() not in HOP_BY_HOP]
-        state.write_record(self.command, self.path, headers, body)
         target = self.headers.get("X-Amz-Target")
+        if target:
+            state.write_record(self.command, self.path, headers, body)
         service = service_of(target, state.service)
         operation = (target or "").rpartition(".")[2] or _query_action(body)
         kind, rng = state.draw()
@@ -270,6 +293,8 @@ class Handler(BaseHTTPRequestHandler):
         reply = self._sqs_rules(operation, body, headers) if service == "sqs" else None
         if reply is None:
             reply = self._forward(headers, body)
+        if not target:  # query protocol (STS): the reply is kept too, for the credentials it issued
+            state.write_record(self.command, self.path, headers, body, reply[2] if reply else b"")
         if reply is None or kind == "reset":
             self._reset()  # applied upstream (if it got there), then the answer never arrives
             return
@@ -301,6 +326,8 @@ class Handler(BaseHTTPRequestHandler):
             return None
         if operation == "SendMessageBatch":
             return self._send_batch(request, url, headers)
+        if operation in ("ReceiveMessage", "DeleteMessage", "DeleteMessageBatch"):
+            return self._receipt_handles(operation, request, headers, body)
         return None
 
     def _queue_attributes(self, operation: str, request: dict[str, Any], headers: list[tuple[str, str]],
@@ -330,6 +357,42 @@ class Handler(BaseHTTPRequestHandler):
             attributes["MaximumMessageSize"] = str(state.max_message_size(str(request.get("QueueUrl", ""))))
             return 200, reply[1], json.dumps(answer).encode()
         return reply
+
+    def _receipt_handles(self, operation: str, request: dict[str, Any], headers: list[tuple[str, str]],
+                         body: bytes) -> tuple[int, dict[str, str], bytes] | None:
+        """AWS: a delete with a receipt handle SQS issued succeeds even when the message is gone
+        or was received again since ("the request succeeds, but the message will not be
+        deleted"); ElasticMQ answers ReceiptHandleIsInvalid. So a retried delete whose first
+        try was applied (a reset) is refused there and not on AWS: the proxy answers as AWS."""
+        state = self.server.state
+        reply = self._forward(headers, body)
+        if reply is None:
+            return None
+        status, out_headers, data = reply
+        if operation == "ReceiveMessage":
+            if status == 200:
+                messages = json.loads(data or b"{}").get("Messages") or []
+                state.remember_handles([str(m.get("ReceiptHandle")) for m in messages])
+            return reply
+        invalid = "ReceiptHandleIsInvalid" in (out_headers.get("x-amzn-query-error", "") + data.decode(errors="replace"))
+        if operation == "DeleteMessage":
+            if status == 400 and invalid and state.was_issued(str(request.get("ReceiptHandle"))):
+                state.count("handles.stale_delete_accepted")
+                return 200, {"Content-Type": "application/x-amz-json-1.0", "x-amzn-RequestId": str(uuid.uuid4())}, b"{}"
+            return reply
+        if status != 200 or not invalid:
+            return reply
+        answer = json.loads(data or b"{}")
+        handles = {str(e.get("Id")): str(e.get("ReceiptHandle")) for e in request.get("Entries") or []}
+        accepted = [f for f in answer.get("Failed") or [] if "ReceiptHandleIsInvalid" in str(f.get("Code"))
+                    and state.was_issued(handles.get(str(f.get("Id")), ""))]
+        if not accepted:
+            return reply
+        for _ in accepted:
+            state.count("handles.stale_delete_accepted")
+        answer["Failed"] = [f for f in answer["Failed"] if f not in accepted]
+        answer["Successful"] = list(answer.get("Successful") or []) + [{"Id": f["Id"]} for f in accepted]
+        return 200, out_headers, json.dumps(answer).encode()
 
     def _send_batch(self, request: dict[str, Any], url: str, headers: list[tuple[str, str]]) -> tuple[int, dict[str, str], bytes] | None:
         state = self.server.state
