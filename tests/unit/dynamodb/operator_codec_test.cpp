@@ -59,7 +59,7 @@ TEST(OperatorCodec, AmendMovesTheStatusOnlyFromTheOneReadAndLeavesTheIndex) {
             "#state = :done AND #status = :from AND fence = :fence AND claimToken = :read");
   EXPECT_EQ(body["UpdateExpression"],
             "SET updatedAt = :now, expiresAt = :exp, audit = list_append(if_not_exists(audit, "
-            ":none), :entry), #status = :to REMOVE attention, attentionAt, payload");
+            ":none), :entry), #status = :to REMOVE attention, attentionAt");
   EXPECT_EQ(body["ExpressionAttributeValues"][":to"], json::parse(R"({"S":"DEBITED"})"));
 }
 
@@ -87,7 +87,7 @@ TEST(OperatorCodec, OnlyFailuresAndListedStatusesSetTheAttentionAttributes) {
     EXPECT_EQ(attention_of(kTable, state, status), attention);
     if (std::string_view(attention).empty()) {
       EXPECT_THAT(update, Not(HasSubstr("attention"))) << "a healthy charge pays no index write";
-      EXPECT_THAT(update, Not(HasSubstr("payload")));
+      EXPECT_THAT(update, HasSubstr("payload = :payload")) << "a debit keeps its charge";
     } else {
       EXPECT_THAT(update, HasSubstr("attention = :attention, attentionAt = :now"));
       EXPECT_THAT(update, HasSubstr("payload = :payload"));
