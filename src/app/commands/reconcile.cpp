@@ -1,13 +1,14 @@
 // reconcile: the command line and wiring; the rules are application/operations/reconcile.cpp.
 #include <fmt/format.h>
 
+#include <array>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 
 #include "adapters/dynamodb/dynamodb_operator_store.hpp"
 #include "adapters/ledger_csv/ledger_csv.hpp"
 #include "app/cli_support.hpp"
-#include "app/operator_ports.hpp"
 #include "app/time_arg.hpp"
 #include "application/operations/reconcile.hpp"
 
@@ -44,6 +45,39 @@ class TableRecords final : public application::RecordSource {
 
  private:
   dynamodb::DynamoDbOperatorStore& store_;
+};
+
+// Results go to a temporary file until the run ends, so a malformed row found late prints
+// nothing but its one line, in bounded memory however many discrepancies came before it.
+class SpooledConsole final : public application::Console {
+ public:
+  SpooledConsole() : spool_(std::tmpfile()) {}
+  ~SpooledConsole() override {
+    if (spool_ != nullptr) std::fclose(spool_);
+  }
+  SpooledConsole(const SpooledConsole&) = delete;
+  SpooledConsole& operator=(const SpooledConsole&) = delete;
+
+  void result(std::string_view line) override {
+    if (spool_ == nullptr) {
+      std::cout << line << "\n";
+      return;
+    }
+    std::fwrite(line.data(), 1, line.size(), spool_);
+    std::fputc('\n', spool_);
+  }
+  void note(std::string_view line) override { std::cerr << line << "\n"; }
+  void release() {
+    if (spool_ == nullptr) return;
+    std::rewind(spool_);
+    std::array<char, 65536> chunk{};
+    for (std::size_t n; (n = std::fread(chunk.data(), 1, chunk.size(), spool_)) > 0;)
+      std::cout.write(chunk.data(), static_cast<std::streamsize>(n));
+    std::cout.flush();
+  }
+
+ private:
+  std::FILE* spool_;
 };
 
 // A progress line on stderr every kProgressEvery or kProgressRows, whichever comes first.
@@ -138,8 +172,10 @@ void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code) {
                                                 charge_table(table->table, table->retention));
       TableRecords records(operators);
       ledger_csv::LedgerCsv ledger(in);
-      StdConsole console;
-      return application::reconcile(ledger, records, console, wanted);
+      SpooledConsole console;
+      const int code = application::reconcile(ledger, records, console, wanted);
+      if (code != application::kInputErrorExit) console.release();
+      return code;
     });
   });
 }

@@ -94,11 +94,7 @@ class Reconciler {
         if (request_.progress) request_.progress(rows_);
       }
     }
-    if (auto failed = flush()) return failed;
-    // Nothing was printed while the ledger could still turn out malformed.
-    for (const std::string& line : held_) console_.result(line);
-    held_.clear();
-    return std::nullopt;
+    return flush();
   }
 
   std::optional<int> find_unposted() {
@@ -237,11 +233,7 @@ class Reconciler {
                             {"bank", bank_json(row)}}
                  .dump();
     }
-    if (row != nullptr) {
-      held_.push_back(std::move(line));
-    } else {
-      console_.result(line);
-    }
+    console_.result(line);
   }
 
   std::pair<Instant, Instant> window() const {
@@ -257,7 +249,6 @@ class Reconciler {
   const ReconcileRequest& request_;
   std::unordered_set<std::uint64_t> seen_;
   std::vector<Pending> pending_;
-  std::vector<std::string> held_;
   std::map<std::string, std::size_t, std::less<>> counts_;
   std::optional<Instant> first_posted_;
   std::optional<Instant> last_posted_;

@@ -2,7 +2,9 @@
 // "reconcile"). The ledger streams in one row at a time; records are read by key in batches of
 // at most kMaxBatchKeys, and the records the ledger does not name are found through
 // RecordSource::debited_between. Memory is bounded by the distinct keys of the ledger (one
-// 64-bit hash each), never by its rows' width or by the table.
+// 64-bit hash each), never by its rows' width or by the table. Discrepancies are printed as
+// they are found; a malformed row stops the run with one note and kInputErrorExit, and it is
+// the caller's to withhold what was printed before it (the command spools its output).
 //
 //   LedgerCsv ledger(stream);  RecordsOnDynamoDb records(store);
 //   return application::reconcile(ledger, records, console, {.lease = 60s});
