@@ -28,14 +28,15 @@ std::expected<std::vector<idempotency::ClaimRecord>, Error> DynamoDbOperatorStor
   std::vector<std::string> wanted(keys.begin(), keys.end());
   for (int round = 0; !wanted.empty(); ++round) {
     if (round == kBatchRounds) {
-      return std::unexpected(Error{
-          .error_class = ErrorClass::Throttling,
-          .code = "UnprocessedKeys",
-          .message = fmt::format("{} keys still unprocessed after {} BatchGetItem rounds",
-                                 wanted.size(), kBatchRounds)});
+      return std::unexpected(
+          Error{.error_class = ErrorClass::Throttling,
+                .code = "UnprocessedKeys",
+                .message = fmt::format("{} keys still unprocessed after {} BatchGetItem rounds",
+                                       wanted.size(), kBatchRounds)});
     }
     // Unprocessed keys are DynamoDB shedding load: back off as from a throttle.
-    if (round > 0) sleeper_.sleep_for(backoff_delay(round - 1, Millis{50}, Millis{5000}, Jitter::Full));
+    if (round > 0)
+      sleeper_.sleep_for(backoff_delay(round - 1, Millis{50}, Millis{5000}, Jitter::Full));
     auto reply = client_.call("BatchGetItem", encode_batch_get(table_, wanted));
     if (!reply) return std::unexpected(reply.error());
     auto decoded = decode_batch_get(table_, *reply);

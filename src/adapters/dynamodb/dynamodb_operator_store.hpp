@@ -2,10 +2,10 @@
 // (operator_codec), listings are a Query of the sparse attention index or a bounded Scan.
 #pragma once
 
-#include "adapters/dynamodb/dynamodb_codec.hpp"
 #include <span>
 #include <vector>
 
+#include "adapters/dynamodb/dynamodb_codec.hpp"
 #include "aws/json_client.hpp"
 #include "core/time.hpp"
 #include "idempotency/operator_store.hpp"

@@ -126,8 +126,8 @@ std::expected<json, std::string> encode_debited_scan(const TableSpec& table, Ins
 json encode_batch_get(const TableSpec& table, std::span<const std::string> keys) {
   json wanted = json::array();
   for (const std::string& key : keys) wanted.push_back(key_of(key));
-  return json{{"RequestItems",
-               {{table.name, {{"Keys", std::move(wanted)}, {"ConsistentRead", true}}}}}};
+  return json{
+      {"RequestItems", {{table.name, {{"Keys", std::move(wanted)}, {"ConsistentRead", true}}}}}};
 }
 
 std::expected<BatchGetReply, std::string> decode_batch_get(const TableSpec& table,

@@ -9,9 +9,9 @@
 #include <expected>
 #include <nlohmann/json.hpp>
 #include <span>
-#include <vector>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adapters/dynamodb/dynamodb_codec.hpp"
 #include "idempotency/operator_store.hpp"

@@ -78,9 +78,9 @@ std::expected<bool, LedgerError> LedgerCsv::read_record() {
       return true;
     }
     if (field.size() >= kMaxFieldBytes) {
-      return std::unexpected(LedgerError{
-          record_line_, fmt::format("{}", fields_.size() + 1),
-          fmt::format("field longer than {} bytes", kMaxFieldBytes)});
+      return std::unexpected(
+          LedgerError{record_line_, fmt::format("{}", fields_.size() + 1),
+                      fmt::format("field longer than {} bytes", kMaxFieldBytes)});
     }
     const char ch = static_cast<char>(c);
     if (quoted) {
@@ -158,9 +158,9 @@ std::expected<std::optional<LedgerRow>, LedgerError> LedgerCsv::next() {
     if (!*read) return std::nullopt;
     if (fields_.size() == 1 && fields_[0].empty()) continue;  // a blank line
     if (fields_.size() != header_width_) {
-      return fail({record_line_, "",
-                   fmt::format("{} fields where the header has {}", fields_.size(),
-                               header_width_)});
+      return fail(
+          {record_line_, "",
+           fmt::format("{} fields where the header has {}", fields_.size(), header_width_)});
     }
     break;
   }

@@ -9,8 +9,8 @@
 #pragma once
 
 #include <array>
-#include <expected>
 #include <cstddef>
+#include <expected>
 #include <istream>
 #include <optional>
 #include <string>

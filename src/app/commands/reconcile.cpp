@@ -1,4 +1,6 @@
 // reconcile: the command line and wiring; the rules are application/operations/reconcile.cpp.
+#include "application/operations/reconcile.hpp"
+
 #include <fmt/format.h>
 
 #include <array>
@@ -10,7 +12,6 @@
 #include "adapters/ledger_csv/ledger_csv.hpp"
 #include "app/cli_support.hpp"
 #include "app/time_arg.hpp"
-#include "application/operations/reconcile.hpp"
 
 namespace ic::app {
 namespace {
@@ -125,8 +126,9 @@ void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code) {
   cmd->add_option("--since", state->since,
                   "window start: YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ, or 90m / 24h / 7d ago "
                   "(default: the ledger's first postedAt minus one lease)");
-  cmd->add_option("--until", state->until, "window end, the same forms (default: the ledger's "
-                                           "last postedAt plus one lease)");
+  cmd->add_option("--until", state->until,
+                  "window end, the same forms (default: the ledger's "
+                  "last postedAt plus one lease)");
   cmd->add_option("--format", state->format, "json or text")
       ->check(CLI::IsMember({"json", "text"}))
       ->capture_default_str();

@@ -22,8 +22,8 @@ using idempotency::ClaimRecord;
 using idempotency::ClaimState;
 
 constexpr std::array<std::string_view, 5> kKinds = {"DEBITED_NOT_RECORDED", "RECORDED_NOT_DEBITED",
-                                                     "AMOUNT_MISMATCH", "DEBIT_REF_MISMATCH",
-                                                     "DUPLICATE_DEBIT"};
+                                                    "AMOUNT_MISMATCH", "DEBIT_REF_MISMATCH",
+                                                    "DUPLICATE_DEBIT"};
 constexpr int kScanPageItems = 1000;
 
 // FNV-1a, 64 bits: 8 bytes per distinct key instead of the key itself. Two keys of one
@@ -81,10 +81,9 @@ class Reconciler {
       auto row = ledger.next();
       if (!row) {
         const LedgerError& e = row.error();
-        console_.note(e.column.empty()
-                          ? fmt::format("reconcile: line {}: {}", e.line, e.message)
-                          : fmt::format("reconcile: line {}, column {}: {}", e.line, e.column,
-                                        e.message));
+        console_.note(e.column.empty() ? fmt::format("reconcile: line {}: {}", e.line, e.message)
+                                       : fmt::format("reconcile: line {}, column {}: {}", e.line,
+                                                     e.column, e.message));
         return kInputErrorExit;
       }
       if (!*row) break;
@@ -116,9 +115,10 @@ class Reconciler {
       cursor = page->next;
     } while (!cursor.empty() && budget > 0);
     if (!cursor.empty()) {
-      console_.note(fmt::format("reconcile: the Scan stopped at --scan-limit {}; there may be "
-                                "more RECORDED_NOT_DEBITED",
-                                request_.scan_limit));
+      console_.note(
+          fmt::format("reconcile: the Scan stopped at --scan-limit {}; there may be "
+                      "more RECORDED_NOT_DEBITED",
+                      request_.scan_limit));
     }
     return std::nullopt;
   }
@@ -132,10 +132,10 @@ class Reconciler {
       total += counts_[std::string(kind)];
     }
     if (request_.text) {
-      console_.result(fmt::format(
-          "reconciled {} ledger rows against {} records from {} to {}: {} matched, {} "
-          "discrepancies {}",
-          rows_, records_read_, iso(since), iso(until), matched_, total, kinds.dump()));
+      console_.result(
+          fmt::format("reconciled {} ledger rows against {} records from {} to {}: {} matched, {} "
+                      "discrepancies {}",
+                      rows_, records_read_, iso(since), iso(until), matched_, total, kinds.dump()));
     } else {
       console_.result(nlohmann::json{{"event", "reconciled"},
                                      {"ledgerRows", rows_},
@@ -237,10 +237,10 @@ class Reconciler {
   }
 
   std::pair<Instant, Instant> window() const {
-    const Instant since = request_.since.value_or(
-        first_posted_ ? *first_posted_ - request_.lease : Instant{});
-    const Instant until = request_.until.value_or(
-        last_posted_ ? *last_posted_ + request_.lease : Instant{});
+    const Instant since =
+        request_.since.value_or(first_posted_ ? *first_posted_ - request_.lease : Instant{});
+    const Instant until =
+        request_.until.value_or(last_posted_ ? *last_posted_ + request_.lease : Instant{});
     return {since, until};
   }
 

@@ -69,7 +69,8 @@ TEST(LedgerCsv, MalformedInputNamesItsLineAndColumn) {
   for (const Case& c : std::vector<Case>{
            {"", 1, ""},
            {"idempotencyKey,debitId,accountId,amountMinor,currency\n", 1, "postedAt"},
-           {kHeader + "CHG-1,D,A,1,INR,2026-12-01T00:00:00Z\nCHG-2,D,A,2.5,INR,2026-12-01T00:00:00Z\n",
+           {kHeader +
+                "CHG-1,D,A,1,INR,2026-12-01T00:00:00Z\nCHG-2,D,A,2.5,INR,2026-12-01T00:00:00Z\n",
             3, "amountMinor"},
            {kHeader + "CHG-1,D,A,-1,INR,2026-12-01T00:00:00Z\n", 2, "amountMinor"},
            {kHeader + "CHG-1,D,A,1,inr,2026-12-01T00:00:00Z\n", 2, "currency"},

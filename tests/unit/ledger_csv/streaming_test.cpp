@@ -26,7 +26,9 @@ long peak_rss_kib() {
   return usage.ru_maxrss;
 }
 
-std::string key_of(std::size_t i) { return "CHG-20261201-" + std::to_string(10'000'000 + i); }
+std::string key_of(std::size_t i) {
+  return "CHG-20261201-" + std::to_string(10'000'000 + i);
+}
 
 // The ledger written row by row as it is read: the test never holds the file.
 class GeneratedLedger final : public std::streambuf {
@@ -40,7 +42,8 @@ class GeneratedLedger final : public std::streambuf {
   int_type underflow() override {
     if (next_ == rows_) return traits_type::eof();
     const std::string key = key_of(next_);
-    line_ = key + ",DBT-" + key + ",ACC-0012345678,2500,INR,2026-12-01T08:15:00.123Z,"
+    line_ = key + ",DBT-" + key +
+            ",ACC-0012345678,2500,INR,2026-12-01T08:15:00.123Z,"
             "\"SMS alert fee, December\"\n";
     ++next_;
     setg(line_.data(), line_.data(), line_.data() + line_.size());

@@ -1,6 +1,8 @@
 // reconcile over an in-memory ledger and table: each kind planted in an otherwise clean
 // ledger is reported for exactly that charge, a clean ledger is 0 discrepancies, batches never
 // exceed BatchGetItem's limit or repeat a key, and a malformed row is one note and exit 2.
+#include "application/operations/reconcile.hpp"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -8,7 +10,6 @@
 #include <nlohmann/json.hpp>
 
 #include "application/operations/commands.hpp"
-#include "application/operations/reconcile.hpp"
 
 namespace ic::application {
 namespace {
@@ -61,8 +62,7 @@ class MapRecords final : public RecordSource {
     return out;
   }
   std::expected<idempotency::RecordPage, Error> debited_between(Instant, Instant, bool full,
-                                                                std::string_view,
-                                                                int) override {
+                                                                std::string_view, int) override {
     scanned = full;
     idempotency::RecordPage page;
     for (const auto& [key, r] : records) {
