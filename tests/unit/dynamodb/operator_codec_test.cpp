@@ -137,5 +137,35 @@ TEST(OperatorCodec, PagesDecodeRecordsWithTheirAuditAndTheCursor) {
   EXPECT_TRUE(last->next.empty());
 }
 
+TEST(OperatorCodec, ABatchGetIsStronglyConsistentAndItsUnprocessedKeysAreAskedAgain) {
+  const std::vector<std::string> keys = {"CHG-1", "CHG-2"};
+  const json body = encode_batch_get(kTable, keys);
+  EXPECT_EQ(
+      body["RequestItems"][kTable.name],
+      json::parse(R"({"Keys":[{"pk":{"S":"CHG-1"}},{"pk":{"S":"CHG-2"}}],"ConsistentRead":true})"));
+  json reply = {
+      {"Responses", {{kTable.name, json::array()}}},
+      {"UnprocessedKeys", {{kTable.name, {{"Keys", body["RequestItems"][kTable.name]["Keys"]}}}}}};
+  auto decoded = decode_batch_get(kTable, reply);
+  ASSERT_TRUE(decoded) << decoded.error();
+  EXPECT_TRUE(decoded->records.empty());
+  EXPECT_EQ(decoded->unprocessed, keys);
+  reply["UnprocessedKeys"][kTable.name]["Keys"] = json::array({json{{"pk", {{"N", "1"}}}}});
+  EXPECT_FALSE(decode_batch_get(kTable, reply)) << "a key we never asked for is malformed";
+}
+
+TEST(OperatorCodec, TheDebitedScanFiltersDoneDebitsCompletedInTheWindow) {
+  auto body = encode_debited_scan(kTable, t0, t0 + std::chrono::hours(24), "", 1000);
+  ASSERT_TRUE(body);
+  EXPECT_EQ((*body)["FilterExpression"],
+            "#state = :done AND #status IN (:debited, :unnotified) AND completedAt BETWEEN "
+            ":since AND :until");
+  EXPECT_EQ((*body)["ExpressionAttributeNames"],
+            json::parse(R"({"#state":"state","#status":"status"})"));
+  EXPECT_EQ((*body)["Limit"], 1000);
+  EXPECT_FALSE(body->contains("IndexName")) << "a Scan of the table";
+  EXPECT_FALSE(encode_debited_scan(kTable, t0, t0, "not a key", 10)) << "a bad cursor";
+}
+
 }  // namespace
 }  // namespace ic::dynamodb
