@@ -75,6 +75,17 @@ def run_cli(binary: Path, env: dict[str, str], *args: str) -> str:
     return done.stdout
 
 
+def reconcile_with_bank(binary: Path, env: dict[str, str], ledger: str) -> dict:
+    """`reconcile --full` of the fake bank's export: the summary line (exit 6 is reported as
+    the discrepancies it found, anything else stops the demo)."""
+    done = subprocess.run([str(binary), "reconcile", "--ledger", "-", "--full"], input=ledger,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=120)
+    if done.returncode not in (0, 6):
+        raise SystemExit(f"demo: charge-recovery reconcile failed ({done.returncode}):\n"
+                         f"{done.stderr}")
+    return json.loads(done.stdout.splitlines()[-1])
+
+
 def queue_depth(sqs, url: str) -> int:
     attrs = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
     return int(attrs["ApproximateNumberOfMessages"]) + int(
@@ -153,6 +164,10 @@ def main() -> int:
         if dlq_depth:
             violations.append(f"{dlq_depth} messages in the DLQ")
 
+        reconciled = reconcile_with_bank(binary, env, bank.ledger_csv())
+        if any(reconciled["discrepancies"].values()) or reconciled["matched"] != CHARGES:
+            violations.append(f"reconcile against the bank's ledger: {reconciled}")
+
         summary = {
             "messagesSent": sent["messages"],
             "uniqueCharges": sent["unique"],
@@ -163,6 +178,7 @@ def main() -> int:
             "duplicatesByOutcome": {k: v for k, v in sorted(outcomes.items()) if k != "ACQUIRED"},
             "recordsDone": states.get("DONE", 0),
             "doubleDebits": len(double),
+            "reconciled": reconciled,
             "violations": violations,
         }
         # Both at once: each may sit in a 20 s long poll before it can exit.

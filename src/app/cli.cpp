@@ -25,7 +25,7 @@ int run_cli(int argc, char** argv, const aws::EnvLookup& env) {
   SettingsSource settings(env);
   int exit_code = 0;
   for (const auto add : {add_run, add_provision, add_send, add_status, add_redrive, add_list,
-                         add_renotify, add_reopen}) {
+                         add_renotify, add_reopen, add_reconcile}) {
     add(app, settings, exit_code);
   }
 

@@ -1,5 +1,5 @@
 // The charge-recovery command line: run | provision | send | status | redrive | list |
-// renotify | reopen, one add_<name> per subcommand (src/app/commands).
+// renotify | reopen | reconcile, one add_<name> per subcommand (src/app/commands).
 #pragma once
 
 #include "aws/protocol/endpoints.hpp"

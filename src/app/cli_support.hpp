@@ -50,5 +50,6 @@ void add_redrive(CLI::App& app, SettingsSource& settings, int& exit_code);
 void add_list(CLI::App& app, SettingsSource& settings, int& exit_code);
 void add_renotify(CLI::App& app, SettingsSource& settings, int& exit_code);
 void add_reopen(CLI::App& app, SettingsSource& settings, int& exit_code);
+void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code);
 
 }  // namespace ic::app

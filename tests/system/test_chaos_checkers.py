@@ -120,6 +120,30 @@ def test_c2_accepts_a_record_lost_with_the_store_when_it_was_final_before() -> N
     assert not verdicts(run)["C2"].ok
 
 
+def reconciled(*found: tuple[str, str], rows: int = 2) -> list[dict[str, Any]]:
+    return [{"kind": kind, "chargeId": charge_id} for kind, charge_id in found] + [
+        {"event": "reconciled", "ledgerRows": rows, "matched": rows - len(found)}]
+
+
+def test_cr_holds_when_reconcile_reports_exactly_what_the_run_leaves() -> None:
+    run = clean_run()
+    run.reconciled = reconciled()
+    assert verdicts(run)["CR"].ok and verdicts(run)["CR"].asserted
+    run.wipes, run.records = [150.0], {}  # final before the wipe: the ledger speaks for them
+    run.reconciled = reconciled(("DEBITED_NOT_RECORDED", "CHG-A"), ("DEBITED_NOT_RECORDED", "CHG-M"))
+    assert verdicts(run)["CR"].ok
+
+
+@pytest.mark.parametrize("plant", ["unexplained", "missed", "short_read"])
+def test_cr_catches_a_reconcile_that_disagrees(plant: str) -> None:
+    run = clean_run()
+    run.reconciled = {"unexplained": reconciled(("DEBIT_REF_MISMATCH", "CHG-A")), "short_read": reconciled(rows=1),
+                      "missed": reconciled()}[plant]
+    if plant == "missed":
+        run.wipes, run.records = [150.0], {}
+    assert not verdicts(run)["CR"].ok
+
+
 def test_c3_catches_a_wrong_amount() -> None:
     run = clean_run()
     run.ledger[0] = {**run.ledger[0], "amountMinor": 150}

@@ -275,7 +275,8 @@ def test_renotify_resends_with_the_same_key_and_records_debited(
     assert len(reasons) == 2 and reasons[0].startswith("notification failed again: "), reasons
     assert reasons[1] == "notification sent"
     assert json.loads(again.stdout)["audit"]["reason"] == reasons[0]
-    assert "payload" not in record and "attention" not in record, "out of the index"
+    assert "attention" not in record, "out of the index"
+    assert "payload" in record, "a debit keeps its charge for reconcile"
     (notification,) = notifications_of(fake_bank, unnotified)
     assert notification["debitId"] == record["debitRef"]
     assert debits_of(fake_bank, unnotified) == debit, "the debit is never touched"
@@ -438,7 +439,8 @@ def test_version_usage_errors_and_status_attributes(
     charge_stack.final_record(ok["chargeId"])
     charge_stack.final_record(nsf["chargeId"])
     done = json.loads(charge_stack.cli("status", ok["chargeId"]).stdout)
-    assert "failureReason" not in done and "payloadKept" not in done and "audit" not in done
+    assert "failureReason" not in done and "audit" not in done
+    assert done["payloadKept"] is True and "payload" not in done, "kept for reconcile, not printed"
     assert done["debitRef"] and done["status"] == "DEBITED"
     failed = json.loads(charge_stack.cli("status", nsf["chargeId"]).stdout)
     assert "debitRef" not in failed and failed["failureReason"] == "INSUFFICIENT_FUNDS"

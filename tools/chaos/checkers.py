@@ -34,6 +34,13 @@ Long outages (issue 22), asserted only on runs whose nemesis had one:
 - C8 drained within recovery_bound_seconds() after the outage ended.
 - C9 Retry-After honoured: a charge answered 429/503 with Retry-After N is not tried again
   before N seconds (asserted on any run that saw such an answer).
+- CR reconcile agrees: `charge-recovery reconcile` of the bank's export against the table
+  reports exactly the discrepancies the run legitimately leaves, and no other: a debit whose
+  record the store lost in a wipe (DEBITED_NOT_RECORDED, the ledger speaks for it, as in C2)
+  or whose record is FAILED with a reasoned DLQ entry (C2's accepted case). Every other kind
+  is a violation after a drain: a crash-window claim that later completed is DONE with the
+  bank's debitId (the bank replays it), so it matches; one that never completed is what C2
+  reports as lost, and CR as DEBITED_NOT_RECORDED.
 - C10 no notification lost: during a notification outage debits go on, and every debited
   charge is notified or recorded DEBITED_NOTIFICATION_FAILED (renotify's input).
 """
@@ -101,6 +108,9 @@ class Run:
     # did (the breaker answered, then the request went out): calls before it opened.
     admitted_grace_s: float = 0.25
     notified: set[str] | None = None  # chargeIds the bank holds a notification for (None: not read)
+    # `reconcile --full` of the bank's export against the table after the drain: its lines,
+    # the discrepancies then the summary (None: not run).
+    reconciled: list[dict[str, Any]] | None = None
 
     def of_type(self, *types: str) -> list[Event]:
         return [e for e in self.events if e["type"] in types]
@@ -451,9 +461,39 @@ def c10_no_notification_lost(run: Run) -> CheckResult:
     return CheckResult("C10", ok, detail if ok else f"{detail}, e.g. {lost[:3]}", counts=counts)
 
 
+def cr_reconcile_agrees(run: Run) -> CheckResult:
+    if run.reconciled is None:
+        return _na("CR", "reconcile not run")
+    *lines, summary = run.reconciled
+    by_charge, _ = _dlq_by_charge(run)
+    recorded_before_wipe = {
+        e["chargeId"] for e in run.of_type("recorded") if run.wipes and run.epoch(e["t"]) < len(run.wipes)
+    }
+    expected: set[tuple[str, str]] = set()
+    for debit in run.ledger:
+        charge_id = debit["chargeId"]
+        record = run.records.get(charge_id)
+        wiped = record is None and charge_id in recorded_before_wipe
+        failed_in_dlq = record is not None and record.get("state") == "FAILED" and any(
+            m["reason"] for m in by_charge.get(charge_id, []))
+        if wiped or failed_in_dlq:
+            expected.add(("DEBITED_NOT_RECORDED", charge_id))
+    reported = {(line["kind"], line["chargeId"]) for line in lines}
+    unexplained, missing = sorted(reported - expected), sorted(expected - reported)
+    counts = {"reported": len(reported), "expected": len(expected), "ledgerRows": summary.get("ledgerRows")}
+    detail = f"{summary.get('ledgerRows')} ledger rows, {summary.get('matched')} matched, {len(reported)} discrepancies"
+    problems = [f"unexplained {unexplained[:3]}"] if unexplained else []
+    problems += [f"not reported {missing[:3]}"] if missing else []
+    if summary.get("ledgerRows") != len(run.ledger):
+        problems.append(f"read {summary.get('ledgerRows')} rows of {len(run.ledger)}")
+    if problems:
+        return CheckResult("CR", False, f"{'; '.join(problems)}; {detail}", counts=counts)
+    return CheckResult("CR", True, detail, counts=counts)
+
+
 CHECKERS = (c1_no_double_debit, c2_nothing_lost, c3_money_conserved, c4_no_stale_completion, c4l_one_live_claim, c5_drain_bound,
             c6_no_outage_dead_letters, c7_attempts_while_open, c8_drain_after_recovery, c9_retry_after_honoured,
-            c10_no_notification_lost)
+            c10_no_notification_lost, cr_reconcile_agrees)
 
 
 def recovery_bound_seconds(lease_s: float, probe_max_s: float, ramp_s: float, charges: int) -> float:

@@ -216,6 +216,7 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
         ledger = bank_ledger["debits"]
         notified = {n["chargeId"] for n in bank_ledger["notifications"]}
         records = stack.records()
+        reconciled = stack.reconcile()
         dlq = stack.dead_letters()
         depth = stack.depth(stack.queue_url)
         stack.stop_consumers()
@@ -240,6 +241,7 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
         drain_bound_seconds=checkers.drain_bound_seconds(lease, max(deliveries.values(), default=1), skew, BANK_TIMEOUT_S),
         outages=outage_windows(events),
         notified=notified,
+        reconciled=reconciled,
         recovery_bound_seconds=checkers.recovery_bound_seconds(
             lease, int(env.get("CIRCUIT_PROBE_MAX_MS", "15000")) / 1000, int(env.get("CIRCUIT_RAMP_MS", "5000")) / 1000, charges),
     )

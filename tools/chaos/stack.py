@@ -7,9 +7,11 @@ bank, and consumer slots, each running `charge-recovery run` with an optional cl
 
 from __future__ import annotations
 
+import json
 import os
 import queue
 import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable
@@ -160,6 +162,19 @@ class ChaosStack:
             raise RuntimeError(f"provision exited {result.returncode}: {result.stderr}")
         printed = parse_assignments(result.stdout)
         self.queue_url, self.dlq_url = printed["CHARGE_QUEUE_URL"], printed["CHARGE_DLQ_URL"]
+
+    def reconcile(self) -> list[dict[str, Any]]:
+        """`charge-recovery reconcile --full` of the bank's export against the table: its lines
+        (the discrepancies, then the summary). Exit 0 or 6; anything else is the run's error."""
+        assert self.names is not None
+        done = subprocess.run(
+            [str(binary()), "reconcile", "--ledger", "-", "--full"],
+            input=self.bank.ledger_csv(),
+            env={**os.environ, **self.aws_env(), "IDEMPOTENCY_TABLE": self.names[0]},
+            capture_output=True, text=True, timeout=120, check=False)
+        if done.returncode not in (0, 6):
+            raise RuntimeError(f"reconcile exited {done.returncode}: {done.stderr}")
+        return [json.loads(line) for line in done.stdout.splitlines()]
 
     def consumer_env(self, slot: Slot) -> dict[str, str]:
         assert self.names is not None

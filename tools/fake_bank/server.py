@@ -35,6 +35,7 @@ from urllib.parse import parse_qs, urlsplit
 from tools.common import LEVELS, JsonLogger, StopSignal, announce_listening, log_server_error, mask_account
 from tools.fake_bank.bank import Attempt, Bank, Outcome
 from tools.fake_bank.faults import FaultConfigError, Faults
+from tools.fake_bank.ledger_export import ledger_csv
 from tools.fake_bank.messages import DebitRequest, MalformedRequest, NotificationRequest, parse_json_object
 
 MAX_BODY_BYTES = 1 << 20
@@ -292,6 +293,17 @@ class _Handler(BaseHTTPRequestHandler):
     def _ledger(self, _body: bytes) -> None:
         self._respond(200, self.server.bank.snapshot(), "ok")
 
+    def _ledger_csv(self, _body: bytes) -> None:
+        payload = ledger_csv(self.server.bank.snapshot()["debits"]).encode()
+        self._status = 200
+        self._fields.setdefault("outcome", "ok")
+        self.send_response(200)
+        self.send_header("Content-Type", "text/csv; charset=utf-8")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+        self.wfile.flush()
+
     def _attempts(self, _body: bytes) -> None:
         kind = self._query.get("kind", "debit")
         if kind not in ("debit", "notification", "all"):
@@ -321,6 +333,7 @@ _ROUTES: dict[tuple[str, str], Callable[[_Handler, bytes], None]] = {
     ("POST", "/v1/debits"): _Handler._debit,
     ("POST", "/v1/notifications"): _Handler._notify,
     ("GET", "/v1/ledger"): _Handler._ledger,
+    ("GET", "/v1/ledger.csv"): _Handler._ledger_csv,
     ("GET", "/admin/attempts"): _Handler._attempts,
     ("POST", "/admin/reset"): _Handler._reset,
     ("GET", "/admin/faults"): _Handler._get_faults,

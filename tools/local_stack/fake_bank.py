@@ -49,6 +49,10 @@ class FakeBank:
     def ledger(self) -> dict[str, Any]:
         return self._ok("GET", "/v1/ledger")
 
+    def ledger_csv(self) -> str:
+        """GET /v1/ledger.csv: the debits as the bank's export, what `reconcile` reads."""
+        return self._ok("GET", "/v1/ledger.csv")
+
     def faults(self) -> dict[str, Any]:
         return self._ok("GET", "/admin/faults")
 

@@ -30,7 +30,7 @@ def http_request(
     connection: http.client.HTTPConnection | None = None,
     tls: ssl.SSLContext | None = None,
 ) -> HttpResponse:
-    """One JSON request. `body` may be bytes (sent as is) or a JSON value. Pass
+    """One JSON request (a text/* reply, e.g. the ledger's CSV, is returned as str). `body` may be bytes (sent as is) or a JSON value. Pass
     `connection` to reuse a keep-alive connection; otherwise a fresh one is used and closed
     (HTTPS with the `tls` context when the URL is https). Raises the socket's TimeoutError /
     ConnectionError as they come."""
@@ -47,7 +47,8 @@ def http_request(
         conn.request(method, path, body=payload, headers=all_headers)
         response = conn.getresponse()
         raw = response.read()
-        parsed = json.loads(raw) if raw else None
+        is_json = not response.getheader("Content-Type", "").startswith("text/")
+        parsed = (json.loads(raw) if is_json else raw.decode()) if raw else None
         return HttpResponse(response.status, parsed, {k.lower(): v for k, v in response.getheaders()})
     finally:
         if connection is None:

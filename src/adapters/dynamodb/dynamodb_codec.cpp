@@ -170,7 +170,10 @@ std::string encode_claim(const TableSpec& table, const idempotency::ClaimRequest
 std::string encode_final(const TableSpec& table, std::string_view key, std::string_view token,
                          const FinalWrite& write) {
   const std::string attention = attention_of(table, write.state, write.status);
-  const bool keep_payload = !attention.empty() && !write.payload.empty();
+  // A debit keeps its charge, so reconcile can compare it with the bank's row; a failure only
+  // while it needs a person (docs/design.md §3 `payload`).
+  const bool keep_payload = !write.payload.empty() &&
+                            (!attention.empty() || write.state == idempotency::ClaimState::Done);
   // DynamoDB accepts empty strings, but an absent attribute says "not applicable" plainly.
   const bool has_reason = !write.failure_reason.empty();
   const bool has_result = !write.result_ref.empty();

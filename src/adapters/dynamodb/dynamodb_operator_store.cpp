@@ -1,6 +1,12 @@
 #include "adapters/dynamodb/dynamodb_operator_store.hpp"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <iterator>
+
 #include "adapters/dynamodb/operator_codec.hpp"
+#include "core/backoff.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -12,8 +18,39 @@ Error permanent(std::string code, std::string message) {
 
 }  // namespace
 
-DynamoDbOperatorStore::DynamoDbOperatorStore(aws::JsonClient& client, TableSpec table)
-    : client_(client), table_(std::move(table)) {}
+DynamoDbOperatorStore::DynamoDbOperatorStore(aws::JsonClient& client, TableSpec table,
+                                             Sleeper& sleeper)
+    : client_(client), table_(std::move(table)), sleeper_(sleeper) {}
+
+std::expected<std::vector<idempotency::ClaimRecord>, Error> DynamoDbOperatorStore::get_many(
+    std::span<const std::string> keys) {
+  std::vector<idempotency::ClaimRecord> records;
+  std::vector<std::string> wanted(keys.begin(), keys.end());
+  for (int round = 0; !wanted.empty(); ++round) {
+    if (round == kBatchRounds) {
+      return std::unexpected(
+          Error{.error_class = ErrorClass::Throttling,
+                .code = "UnprocessedKeys",
+                .message = fmt::format("{} keys still unprocessed after {} BatchGetItem rounds",
+                                       wanted.size(), kBatchRounds)});
+    }
+    // Unprocessed keys are DynamoDB shedding load: back off as from a throttle.
+    if (round > 0)
+      sleeper_.sleep_for(backoff_delay(round - 1, Millis{50}, Millis{5000}, Jitter::Full));
+    auto reply = client_.call("BatchGetItem", encode_batch_get(table_, wanted));
+    if (!reply) return std::unexpected(reply.error());
+    auto decoded = decode_batch_get(table_, *reply);
+    if (!decoded) return std::unexpected(permanent("MalformedItem", decoded.error()));
+    std::ranges::move(decoded->records, std::back_inserter(records));
+    wanted = std::move(decoded->unprocessed);
+  }
+  return records;
+}
+
+std::expected<idempotency::RecordPage, Error> DynamoDbOperatorStore::debited_between(
+    Instant since, Instant until, std::string_view cursor, int page_items) {
+  return page("Scan", encode_debited_scan(table_, since, until, cursor, page_items));
+}
 
 std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::reopen(
     const idempotency::ReopenRequest& request) {

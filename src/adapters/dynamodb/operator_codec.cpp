@@ -72,7 +72,8 @@ json encode_amend(const TableSpec& table, const idempotency::AmendRequest& reque
   values[":done"] = s(idempotency::to_string(idempotency::ClaimState::Done));
   values[":from"] = s(request.from_status);
   if (!request.to_status.empty()) {
-    update += ", #status = :to REMOVE attention, attentionAt, payload";
+    // The payload stays: a DONE record keeps its charge for reconcile (docs/design.md §3).
+    update += ", #status = :to REMOVE attention, attentionAt";
     values[":to"] = s(request.to_status);
   }
   body["UpdateExpression"] = std::move(update);
@@ -101,6 +102,60 @@ std::expected<json, std::string> encode_stale_scan(const TableSpec& table, Insta
             {"Limit", page_items}};
   if (auto started = start_from(body, cursor); !started) return std::unexpected(started.error());
   return body;
+}
+
+std::expected<json, std::string> encode_debited_scan(const TableSpec& table, Instant since,
+                                                     Instant until, std::string_view cursor,
+                                                     int page_items) {
+  json body{{"TableName", table.name},
+            {"FilterExpression",
+             "#state = :done AND #status IN (:debited, :unnotified) AND completedAt BETWEEN "
+             ":since AND :until"},
+            {"ExpressionAttributeNames", {{"#state", "state"}, {"#status", "status"}}},
+            {"ExpressionAttributeValues",
+             {{":done", s(idempotency::to_string(idempotency::ClaimState::Done))},
+              {":debited", s("DEBITED")},
+              {":unnotified", s("DEBITED_NOTIFICATION_FAILED")},
+              {":since", epoch_ms(since)},
+              {":until", epoch_ms(until)}}},
+            {"Limit", page_items}};
+  if (auto started = start_from(body, cursor); !started) return std::unexpected(started.error());
+  return body;
+}
+
+json encode_batch_get(const TableSpec& table, std::span<const std::string> keys) {
+  json wanted = json::array();
+  for (const std::string& key : keys) wanted.push_back(key_of(key));
+  return json{
+      {"RequestItems", {{table.name, {{"Keys", std::move(wanted)}, {"ConsistentRead", true}}}}}};
+}
+
+std::expected<BatchGetReply, std::string> decode_batch_get(const TableSpec& table,
+                                                           const json& reply) {
+  BatchGetReply out;
+  if (auto responses = reply.find("Responses"); responses != reply.end()) {
+    auto items = responses->find(table.name);
+    if (items != responses->end()) {
+      if (!items->is_array()) return std::unexpected("Responses is not an array");
+      for (const auto& item : *items) {
+        auto record = decode_record(table, item);
+        if (!record) return std::unexpected(record.error());
+        out.records.push_back(std::move(*record));
+      }
+    }
+  }
+  if (auto left = reply.find("UnprocessedKeys"); left != reply.end() && left->is_object()) {
+    auto ours = left->find(table.name);
+    if (ours != left->end() && ours->contains("Keys") && ours->at("Keys").is_array()) {
+      for (const auto& key : ours->at("Keys")) {
+        const auto* pk = key.is_object() && key.contains("pk") ? &key.at("pk") : nullptr;
+        if (pk == nullptr || !pk->is_object() || !pk->contains("S") || !pk->at("S").is_string())
+          return std::unexpected("an unprocessed key without pk");
+        out.unprocessed.push_back(pk->at("S").get<std::string>());
+      }
+    }
+  }
+  return out;
 }
 
 std::expected<idempotency::RecordPage, std::string> decode_page(const TableSpec& table,

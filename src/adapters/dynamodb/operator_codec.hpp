@@ -8,8 +8,10 @@
 
 #include <expected>
 #include <nlohmann/json.hpp>
+#include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "adapters/dynamodb/dynamodb_codec.hpp"
 #include "idempotency/operator_store.hpp"
@@ -37,6 +39,23 @@ namespace ic::dynamodb {
                                                                            Instant stale_before,
                                                                            std::string_view cursor,
                                                                            int page_items);
+
+// Scan with FilterExpression state = DONE AND status IN (DEBITED, DEBITED_NOTIFICATION_FAILED)
+// AND completedAt BETWEEN :since AND :until, Limit page_items: reconcile --full.
+[[nodiscard]] std::expected<nlohmann::json, std::string> encode_debited_scan(
+    const TableSpec& table, Instant since, Instant until, std::string_view cursor, int page_items);
+
+// BatchGetItem of up to 100 keys (distinct: DynamoDB refuses a repeated key), strongly
+// consistent.
+[[nodiscard]] nlohmann::json encode_batch_get(const TableSpec& table,
+                                              std::span<const std::string> keys);
+
+struct BatchGetReply {
+  std::vector<idempotency::ClaimRecord> records;
+  std::vector<std::string> unprocessed;  // keys to ask for again
+};
+[[nodiscard]] std::expected<BatchGetReply, std::string> decode_batch_get(
+    const TableSpec& table, const nlohmann::json& reply);
 
 // A Query or Scan reply as records and the next page's cursor.
 [[nodiscard]] std::expected<idempotency::RecordPage, std::string> decode_page(

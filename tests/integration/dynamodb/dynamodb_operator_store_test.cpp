@@ -83,7 +83,7 @@ TEST_F(OperatorStoreTest, OnlyRecordsThatNeedAPersonAreInTheIndex) {
   EXPECT_EQ(attention("FAILED"), (std::vector<std::string>{"CHG-LATE", "CHG-NSF"}));
   EXPECT_EQ(attention("FAILED", t0 + 1h), std::vector<std::string>{"CHG-LATE"});
   EXPECT_EQ(attention("DEBITED_NOTIFICATION_FAILED"), std::vector<std::string>{"CHG-UNNOTIFIED"});
-  EXPECT_EQ(read("CHG-OK").payload, "") << "a healthy record keeps no payload";
+  EXPECT_EQ(read("CHG-OK").payload, kPayload) << "a debit keeps its charge, for reconcile";
   EXPECT_EQ(read("CHG-NSF").payload, kPayload);
 }
 
@@ -162,7 +162,7 @@ TEST_F(OperatorStoreTest, AmendMovesAFailedNotificationToDebitedOnce) {
   EXPECT_EQ(after.status, "DEBITED");
   EXPECT_EQ(after.result_ref, "DBT") << "the debit is never touched";
   EXPECT_EQ(after.audit, (std::vector{attempt, sent}));
-  EXPECT_TRUE(after.payload.empty());
+  EXPECT_EQ(after.payload, kPayload) << "kept for reconcile";
   EXPECT_TRUE(attention("DEBITED_NOTIFICATION_FAILED").empty());
 
   auto twice = operators_.amend({.key = "CHG-2",
@@ -193,6 +193,33 @@ TEST_F(OperatorStoreTest, TheStaleScanFindsOnlyExpiredClaimsInProgress) {
   } while (!cursor.empty() && pages < 10);
   EXPECT_EQ(keys, std::vector<std::string>{"CHG-OLD"});
   EXPECT_GE(pages, 2) << "one item per page: the Scan pages";
+}
+
+// reconcile's reads: BatchGetItem of distinct keys (absent ones simply missing), and the Scan
+// for records debited in a window (FAILED and out-of-window records filtered out).
+TEST_F(OperatorStoreTest, ReconcileReadsRecordsByKeyAndTheDebitedOfAWindow) {
+  finish("CHG-OK", "DEBITED", t0);
+  finish("CHG-UNNOTIFIED", "DEBITED_NOTIFICATION_FAILED", t0 + 1min);
+  finish("CHG-NSF", "FAILED_PERMANENT", t0);
+  finish("CHG-LATE", "DEBITED", t0 + 2h);
+  const std::vector<std::string> keys = {"CHG-OK", "CHG-NSF", "CHG-NEVER"};
+  auto got = operators_.get_many(keys);
+  ASSERT_TRUE(got) << got.error().code << " " << got.error().message;
+  std::vector<std::string> found;
+  for (const auto& r : *got) found.push_back(r.key);
+  std::ranges::sort(found);
+  EXPECT_EQ(found, (std::vector<std::string>{"CHG-NSF", "CHG-OK"}));
+
+  std::vector<std::string> debited;
+  std::string cursor;
+  do {
+    auto page = operators_.debited_between(t0 - 1min, t0 + 1h, cursor, 1);
+    ASSERT_TRUE(page) << page.error().code << " " << page.error().message;
+    for (const auto& r : page->records) debited.push_back(r.key);
+    cursor = page->next;
+  } while (!cursor.empty());
+  std::ranges::sort(debited);
+  EXPECT_EQ(debited, (std::vector<std::string>{"CHG-OK", "CHG-UNNOTIFIED"}));
 }
 
 }  // namespace

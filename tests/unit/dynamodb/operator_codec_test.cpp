@@ -59,7 +59,7 @@ TEST(OperatorCodec, AmendMovesTheStatusOnlyFromTheOneReadAndLeavesTheIndex) {
             "#state = :done AND #status = :from AND fence = :fence AND claimToken = :read");
   EXPECT_EQ(body["UpdateExpression"],
             "SET updatedAt = :now, expiresAt = :exp, audit = list_append(if_not_exists(audit, "
-            ":none), :entry), #status = :to REMOVE attention, attentionAt, payload");
+            ":none), :entry), #status = :to REMOVE attention, attentionAt");
   EXPECT_EQ(body["ExpressionAttributeValues"][":to"], json::parse(R"({"S":"DEBITED"})"));
 }
 
@@ -87,7 +87,7 @@ TEST(OperatorCodec, OnlyFailuresAndListedStatusesSetTheAttentionAttributes) {
     EXPECT_EQ(attention_of(kTable, state, status), attention);
     if (std::string_view(attention).empty()) {
       EXPECT_THAT(update, Not(HasSubstr("attention"))) << "a healthy charge pays no index write";
-      EXPECT_THAT(update, Not(HasSubstr("payload")));
+      EXPECT_THAT(update, HasSubstr("payload = :payload")) << "a debit keeps its charge";
     } else {
       EXPECT_THAT(update, HasSubstr("attention = :attention, attentionAt = :now"));
       EXPECT_THAT(update, HasSubstr("payload = :payload"));
@@ -135,6 +135,36 @@ TEST(OperatorCodec, PagesDecodeRecordsWithTheirAuditAndTheCursor) {
   auto last = decode_page(kTable, json::parse(R"({"Items":[]})"));
   ASSERT_TRUE(last);
   EXPECT_TRUE(last->next.empty());
+}
+
+TEST(OperatorCodec, ABatchGetIsStronglyConsistentAndItsUnprocessedKeysAreAskedAgain) {
+  const std::vector<std::string> keys = {"CHG-1", "CHG-2"};
+  const json body = encode_batch_get(kTable, keys);
+  EXPECT_EQ(
+      body["RequestItems"][kTable.name],
+      json::parse(R"({"Keys":[{"pk":{"S":"CHG-1"}},{"pk":{"S":"CHG-2"}}],"ConsistentRead":true})"));
+  json reply = {
+      {"Responses", {{kTable.name, json::array()}}},
+      {"UnprocessedKeys", {{kTable.name, {{"Keys", body["RequestItems"][kTable.name]["Keys"]}}}}}};
+  auto decoded = decode_batch_get(kTable, reply);
+  ASSERT_TRUE(decoded) << decoded.error();
+  EXPECT_TRUE(decoded->records.empty());
+  EXPECT_EQ(decoded->unprocessed, keys);
+  reply["UnprocessedKeys"][kTable.name]["Keys"] = json::array({json{{"pk", {{"N", "1"}}}}});
+  EXPECT_FALSE(decode_batch_get(kTable, reply)) << "a key we never asked for is malformed";
+}
+
+TEST(OperatorCodec, TheDebitedScanFiltersDoneDebitsCompletedInTheWindow) {
+  auto body = encode_debited_scan(kTable, t0, t0 + std::chrono::hours(24), "", 1000);
+  ASSERT_TRUE(body);
+  EXPECT_EQ((*body)["FilterExpression"],
+            "#state = :done AND #status IN (:debited, :unnotified) AND completedAt BETWEEN "
+            ":since AND :until");
+  EXPECT_EQ((*body)["ExpressionAttributeNames"],
+            json::parse(R"({"#state":"state","#status":"status"})"));
+  EXPECT_EQ((*body)["Limit"], 1000);
+  EXPECT_FALSE(body->contains("IndexName")) << "a Scan of the table";
+  EXPECT_FALSE(encode_debited_scan(kTable, t0, t0, "not a key", 10)) << "a bad cursor";
 }
 
 }  // namespace
