@@ -4,6 +4,7 @@
 
 #include "app/build_info.hpp"
 #include "app/system_adapters.hpp"
+#include "app/time_arg.hpp"
 
 namespace ic::app {
 
@@ -19,9 +20,17 @@ void describe(CLI::App& command, const std::string& footer) {
 std::expected<TableSettings, int> table_and_retention(const SettingsSource& settings) {
   auto table = settings.required("IDEMPOTENCY_TABLE");
   if (!table) return std::unexpected(report(table.error()));
-  auto retention = settings.integer("RETENTION_DAYS", 15, 3650);
+  auto retention = retention_setting(settings);
   if (!retention) return std::unexpected(report(retention.error()));
-  return TableSettings{*table, std::chrono::seconds(std::chrono::days(*retention))};
+  return TableSettings{*table, *retention};
+}
+
+std::expected<std::optional<Instant>, int> time_flag(std::string_view flag,
+                                                     const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  auto at = parse_since(text, real_clock().now());
+  if (!at) return std::unexpected(report({fmt::format("{}: {}", flag, at.error())}));
+  return *at;
 }
 
 std::string actor_or_default(const std::string& given, const SettingsSource& settings) {

@@ -5,7 +5,9 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <expected>
+#include <optional>
 #include <string>
+#include <string_view>
 
 #include "app/aws_stack.hpp"
 #include "app/settings.hpp"
@@ -35,6 +37,11 @@ struct TableSettings {
   std::chrono::seconds retention;
 };
 [[nodiscard]] std::expected<TableSettings, int> table_and_retention(const SettingsSource& settings);
+
+// A `--since`/`--until` argument (time_arg.hpp's forms); empty text is no bound. The error is
+// the exit code, the line (naming `flag`) already reported.
+[[nodiscard]] std::expected<std::optional<Instant>, int> time_flag(std::string_view flag,
+                                                                   const std::string& text);
 
 // --actor, else $USER@host.
 [[nodiscard]] std::string actor_or_default(const std::string& given,

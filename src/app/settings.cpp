@@ -205,6 +205,18 @@ std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource
   return out;
 }
 
+std::expected<std::chrono::seconds, ConfigError> lease_setting(const SettingsSource& s) {
+  auto lease = s.integer("LEASE_SECONDS", 1, 43'200);  // SQS's visibility timeout limit
+  if (!lease) return std::unexpected(lease.error());
+  return std::chrono::seconds(*lease);
+}
+
+std::expected<std::chrono::days, ConfigError> retention_setting(const SettingsSource& s) {
+  auto retention = s.integer("RETENTION_DAYS", 15, 3650);  // must outlive SQS's 14 days
+  if (!retention) return std::unexpected(retention.error());
+  return std::chrono::days(*retention);
+}
+
 std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s) {
   RunSettings out;
   // Checked in a fixed order so the first problem reported is deterministic.
@@ -222,15 +234,15 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto table = s.required("IDEMPOTENCY_TABLE");
   if (!table) return std::unexpected(table.error());
   out.table = *table;
-  auto lease = s.integer("LEASE_SECONDS", 1, 43'200);  // SQS's visibility timeout limit
+  auto lease = lease_setting(s);
   if (!lease) return std::unexpected(lease.error());
-  out.lease = std::chrono::seconds(*lease);
+  out.lease = *lease;
   auto workers = s.integer("WORKERS", 1, 1024);
   if (!workers) return std::unexpected(workers.error());
   out.workers = *workers;
-  auto retention = s.integer("RETENTION_DAYS", 15, 3650);  // must outlive SQS's 14 days
+  auto retention = retention_setting(s);
   if (!retention) return std::unexpected(retention.error());
-  out.retention = std::chrono::days(*retention);
+  out.retention = *retention;
   auto admin = s.required("ADMIN_ADDR");
   if (!admin) return std::unexpected(admin.error());
   out.admin_addr = *admin;

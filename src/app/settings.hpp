@@ -134,6 +134,11 @@ struct RunSettings {
 // debit, notify, complete) takes 80 ms or more use at most 200/s (docs/design.md §5).
 inline constexpr int kWorkersPerReceiver = 16;
 
+// LEASE_SECONDS and RETENTION_DAYS, with their bounds, as `run` and the record commands read them.
+[[nodiscard]] std::expected<std::chrono::seconds, ConfigError> lease_setting(
+    const SettingsSource& s);
+[[nodiscard]] std::expected<std::chrono::days, ConfigError> retention_setting(
+    const SettingsSource& s);
 [[nodiscard]] std::expected<AwsSettings, ConfigError> load_aws_settings(const SettingsSource& s);
 [[nodiscard]] std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource& s);
 [[nodiscard]] std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s);

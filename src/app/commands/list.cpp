@@ -2,7 +2,6 @@
 #include "adapters/dynamodb/dynamodb_operator_store.hpp"
 #include "app/cli_support.hpp"
 #include "app/operator_ports.hpp"
-#include "app/time_arg.hpp"
 #include "application/operations/commands.hpp"
 
 namespace ic::app {
@@ -50,21 +49,19 @@ void add_list(CLI::App& app, SettingsSource& settings, int& exit_code) {
       exit_code = table.error();
       return;
     }
-    auto lease = settings.integer("LEASE_SECONDS", 1, 43'200);
+    auto lease = lease_setting(settings);
     if (!lease) {
       exit_code = report(lease.error());
       return;
     }
-    auto& wanted = state->request;
-    if (!state->since.empty()) {
-      auto at = parse_since(state->since, real_clock().now());
-      if (!at) {
-        exit_code = report({"--since: " + at.error()});
-        return;
-      }
-      wanted.since = *at;
+    auto since = time_flag("--since", state->since);
+    if (!since) {
+      exit_code = since.error();
+      return;
     }
-    wanted.lease = std::chrono::seconds(*lease);
+    auto& wanted = state->request;
+    if (*since) wanted.since = **since;
+    wanted.lease = *lease;
     exit_code = with_aws(settings, [&](AwsStack& aws) {
       dynamodb::DynamoDbOperatorStore operators(aws.dynamodb(),
                                                 charge_table(table->table, table->retention));

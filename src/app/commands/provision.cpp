@@ -122,13 +122,13 @@ void add_provision(CLI::App& app, SettingsSource& settings, int& exit_code) {
       ->capture_default_str();
   cmd->callback([&settings, &exit_code, options] {
     auto table = settings.required("IDEMPOTENCY_TABLE");
-    auto lease = settings.integer("LEASE_SECONDS", 1, 43'200);
+    auto lease = lease_setting(settings);
     if (!table || !lease) {
       exit_code = report(!table ? table.error() : lease.error());
       return;
     }
     options->table = *table;
-    options->visibility_timeout_seconds = *lease;
+    options->visibility_timeout_seconds = static_cast<int>(lease->count());
     exit_code = with_aws(settings, [&](AwsStack& aws) { return provision(aws, *options); });
   });
 }

@@ -11,7 +11,6 @@
 #include "adapters/dynamodb/dynamodb_operator_store.hpp"
 #include "adapters/ledger_csv/ledger_csv.hpp"
 #include "app/cli_support.hpp"
-#include "app/time_arg.hpp"
 
 namespace ic::app {
 namespace {
@@ -97,14 +96,6 @@ std::function<void(std::size_t)> progress_reporter() {
   };
 }
 
-std::expected<std::optional<Instant>, int> time_flag(std::string_view flag,
-                                                     const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  auto at = parse_since(text, real_clock().now());
-  if (!at) return std::unexpected(report({fmt::format("{}: {}", flag, at.error())}));
-  return *at;
-}
-
 }  // namespace
 
 void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code) {
@@ -143,7 +134,7 @@ void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code) {
       exit_code = table.error();
       return;
     }
-    auto lease = settings.integer("LEASE_SECONDS", 1, 43'200);
+    auto lease = lease_setting(settings);
     if (!lease) {
       exit_code = report(lease.error());
       return;
@@ -157,7 +148,7 @@ void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code) {
     }
     wanted.since = *since;
     wanted.until = *until;
-    wanted.lease = std::chrono::seconds(*lease);
+    wanted.lease = *lease;
     wanted.text = state->format == "text";
     wanted.progress = progress_reporter();
     std::ifstream file;

@@ -7,6 +7,7 @@
 
 #include "application/operations/commands.hpp"
 #include "testing/clocks.hpp"
+#include "testing/string_console.hpp"
 
 namespace ic::application {
 namespace {
@@ -14,13 +15,7 @@ namespace {
 using ::testing::HasSubstr;
 using namespace std::chrono_literals;
 
-class StringConsole final : public Console {
- public:
-  std::vector<std::string> results;
-  std::vector<std::string> notes;
-  void result(std::string_view line) override { results.emplace_back(line); }
-  void note(std::string_view line) override { notes.emplace_back(line); }
-};
+using ic::testing::StringConsole;
 
 // Answers the Scan with the IN_PROGRESS records whose lease ended before the cut-off.
 class StaleClaims final : public idempotency::OperatorStore {

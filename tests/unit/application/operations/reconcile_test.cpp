@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "application/operations/commands.hpp"
+#include "testing/string_console.hpp"
 
 namespace ic::application {
 namespace {
@@ -21,13 +22,7 @@ using namespace std::chrono_literals;
 
 const Instant t0{Millis{1'764'460'800'000}};  // 2025-11-30T00:00:00Z
 
-class StringConsole final : public Console {
- public:
-  std::vector<std::string> results;
-  std::vector<std::string> notes;
-  void result(std::string_view line) override { results.emplace_back(line); }
-  void note(std::string_view line) override { notes.emplace_back(line); }
-};
+using ic::testing::StringConsole;
 
 class RowsLedger final : public LedgerSource {
  public:

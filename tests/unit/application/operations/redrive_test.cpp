@@ -11,6 +11,7 @@
 #include "core/sha256.hpp"
 #include "testing/fakes.hpp"
 #include "testing/in_memory_quarantine.hpp"
+#include "testing/string_console.hpp"
 
 namespace ic::application {
 namespace {
@@ -19,16 +20,7 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
 
-class StringConsole final : public Console {
- public:
-  std::vector<std::string> results;
-  std::vector<std::string> notes;
-  void result(std::string_view line) override { results.emplace_back(line); }
-  void note(std::string_view line) override { notes.emplace_back(line); }
-  [[nodiscard]] nlohmann::json result_json(std::size_t i) const {
-    return nlohmann::json::parse(results.at(i));
-  }
-};
+using ic::testing::StringConsole;
 
 // A DLQ that hands out its messages in order, each once per receive, and keeps what it is
 // told to delete or make visible again.
