@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from tools.local_stack.aws_endpoint import keyless_env
 from tools.local_stack.charge_recovery import ChargeStack, run_cli
 
 pytestmark = pytest.mark.timeout(60)
@@ -19,31 +20,10 @@ pytestmark = pytest.mark.timeout(60)
 NOT_FOUND = 3
 
 
-def keyless_env(stack: ChargeStack, home: Path) -> dict[str, str]:
-    """The stack's settings with every other credential source emptied (empty = unset)."""
-    env = stack.env()
-    for name in (
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "AWS_PROFILE",
-        "AWS_CONFIG_FILE",
-        "AWS_SHARED_CREDENTIALS_FILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_ROLE_ARN",
-    ):
-        env[name] = ""
-    env["HOME"] = str(home)
-    env["AWS_EC2_METADATA_DISABLED"] = "true"
-    return env
-
-
 def test_web_identity_token_file_and_role_are_enough(charge_stack: ChargeStack, tmp_path: Path) -> None:
     token = tmp_path / "token"
     token.write_text("eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJzeXN0ZW06c2VydmljZWFjY291bnQifQ.c2ln\n")
-    env = keyless_env(charge_stack, tmp_path)
+    env = keyless_env(charge_stack.env(), tmp_path)
     env |= {
         "AWS_WEB_IDENTITY_TOKEN_FILE": str(token),
         "AWS_ROLE_ARN": "arn:aws:iam::123456789012:role/charge-recovery",
@@ -70,7 +50,7 @@ def test_credential_process_of_the_profile(charge_stack: ChargeStack, tmp_path: 
     config = tmp_path / ".aws" / "config"
     config.parent.mkdir()
     config.write_text(f'[profile ops]\ncredential_process = {helper} --account "test account"\n')
-    env = keyless_env(charge_stack, tmp_path) | {"AWS_PROFILE": "ops"}
+    env = keyless_env(charge_stack.env(), tmp_path) | {"AWS_PROFILE": "ops"}
     done = run_cli(["status", "CHG-NOT-THERE"], env)
     assert done.returncode == NOT_FOUND, done.stderr
 

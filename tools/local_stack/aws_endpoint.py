@@ -3,6 +3,8 @@ dummy credentials, and the environment a child process needs to reach the emulat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 DEFAULT_REGION = "us-east-1"
@@ -51,3 +53,25 @@ class AwsEndpoint:
             "AWS_SECRET_ACCESS_KEY": DUMMY_CREDENTIALS["aws_secret_access_key"],
             "AWS_EC2_METADATA_DISABLED": "true",
         }
+
+
+# Every credential source but the ones a test sets (an empty value counts as unset).
+CREDENTIAL_VARIABLES = (
+    "AWS_ACCESS_KEY_ID",
+    "AWS_SECRET_ACCESS_KEY",
+    "AWS_SESSION_TOKEN",
+    "AWS_PROFILE",
+    "AWS_CONFIG_FILE",
+    "AWS_SHARED_CREDENTIALS_FILE",
+    "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    "AWS_WEB_IDENTITY_TOKEN_FILE",
+    "AWS_ROLE_ARN",
+)
+
+
+def keyless_env(env: Mapping[str, str], home: Path) -> dict[str, str]:
+    """`env` with every credential source emptied and HOME moved, so that only what the caller
+    adds (web identity, a profile) can supply credentials."""
+    out = dict(env) | {name: "" for name in CREDENTIAL_VARIABLES}
+    return out | {"HOME": str(home), "AWS_EC2_METADATA_DISABLED": "true"}
