@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "aws/credentials/credentials_common.hpp"
 #include "aws/credentials/credentials_container.hpp"
 #include "aws/credentials/credentials_env.hpp"
 #include "aws/credentials/credentials_imds.hpp"
@@ -51,8 +52,11 @@ std::expected<Credentials, AwsError> CredentialsChain::fetch(Instant now) {
 
 std::expected<Credentials, AwsError> CredentialsChain::search() {
   AwsError error{{.error_class = ErrorClass::Permanent,
-                  .code = "CredentialsNotFound",
+                  .code = std::string(kCredentialsNotFound),
                   .message = "no credentials provider answered:"}};
+  // A configured provider that failed (an untrusted STS certificate, a broken profile) is the
+  // reason an operator needs; it leads, so a shortened detail (readiness, logs) still holds it.
+  std::string not_configured;
   for (std::size_t i = 0; i < providers_.size(); ++i) {
     auto result = providers_[i].provider->credentials();
     if (result) {
@@ -62,8 +66,10 @@ std::expected<Credentials, AwsError> CredentialsChain::search() {
     if (result.error().error_class != ErrorClass::Permanent) {
       error.error_class = ErrorClass::Retryable;
     }
-    error.message += fmt::format(" [{}] {};", providers_[i].name, result.error().message);
+    const auto reason = fmt::format(" [{}] {};", providers_[i].name, result.error().message);
+    (result.error().code == kCredentialsNotFound ? not_configured : error.message) += reason;
   }
+  error.message += not_configured;
   return std::unexpected(std::move(error));
 }
 

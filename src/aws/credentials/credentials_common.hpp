@@ -22,9 +22,11 @@ namespace ic::aws {
 
 // The provider is not configured here (variables unset, no profile, no endpoint): the chain
 // moves on to the next provider.
+inline constexpr std::string_view kCredentialsNotFound = "CredentialsNotFound";
+
 [[nodiscard]] inline AwsError credentials_not_found(std::string message) {
   return {{.error_class = ErrorClass::Permanent,
-           .code = "CredentialsNotFound",
+           .code = std::string(kCredentialsNotFound),
            .message = std::move(message)}};
 }
 

@@ -182,6 +182,16 @@ TEST_F(ChainTest, NoProviderAnsweringListsEveryReason) {
   EXPECT_EQ(chain.active_provider(), std::nullopt);
 }
 
+TEST_F(ChainTest, AConfiguredProviderThatFailedLeadsTheReasons) {
+  add("environment", not_found());
+  add("web-identity", unavailable());
+  add("imds", not_found());
+  auto chain = build();
+  EXPECT_EQ(chain.credentials().error().message,
+            "no credentials provider answered: [web-identity] HTTP 503; [environment] not here; "
+            "[imds] not here;");
+}
+
 TEST_F(ChainTest, OnlyPermanentFailuresArePermanent) {
   add("environment", not_found());
   auto chain = build();
