@@ -48,6 +48,7 @@ ListenerContainer::ListenerContainer(QueuePort& queue, Handler handler, Listener
 
 ListenerContainer::~ListenerContainer() {
   request_stop();
+  stop_source_.request_stop();
   for (auto& thread : receivers_) {
     if (thread.joinable()) thread.join();
   }
@@ -64,7 +65,6 @@ void ListenerContainer::request_stop() {
   changed_.notify_all();
   work_.notify_all();
   stopped_.notify_all();
-  stop_source_.request_stop();
 }
 
 void ListenerContainer::run() {
@@ -94,6 +94,12 @@ void ListenerContainer::finish_shutdown() {
     ready_.clear();
   }
   return_unstarted(std::move(unstarted));
+  {
+    MutexLock lock(mutex_);
+    changed_.wait_for(mutex_, config_.poll_drain,
+                      [this]() REQUIRES(mutex_) { return polling_ == 0; });
+  }
+  stop_source_.request_stop();
   {
     MutexLock lock(mutex_);
     const auto idle = [this]() REQUIRES(mutex_) { return in_flight_ == 0; };
@@ -128,7 +134,19 @@ void ListenerContainer::receive_loop() {
                         [this]() REQUIRES(mutex_) { return stop_requested_; });
       continue;
     }
+    {
+      MutexLock lock(mutex_);
+      if (stop_requested_) return;  // the slots it reserved no longer matter
+      ++polling_;
+    }
     auto received = queue_.receive_stoppable(asked, config_.wait_time, stop_source_.get_token());
+    bool stopping = false;
+    {
+      MutexLock lock(mutex_);
+      --polling_;
+      stopping = stop_requested_;
+    }
+    if (stopping) changed_.notify_all();  // the shutdown's poll drain waits for it
     if (config_.intake != nullptr) {
       config_.intake->after_receive(decision, received ? received->size() : 0);
     }

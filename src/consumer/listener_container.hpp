@@ -46,7 +46,11 @@ struct ListenerConfig {
   // started: its visibility must not lapse before the heartbeat's first extension. Keep it well
   // under half the queue's visibility timeout.
   Millis prefetch_max_age{15000};
-  std::chrono::seconds wait_time{20};    // WaitTimeSeconds of each receive
+  std::chrono::seconds wait_time{20};  // WaitTimeSeconds of each receive
+  // How long a poll in flight at a stop may still answer before it is cut. SQS may already
+  // have chosen messages for it, and a cut poll leaves them invisible for the visibility
+  // timeout (one receive counted, nobody working on them); what it answers is handed back.
+  Millis poll_drain{500};
   Millis flush_interval{100};            // longest an ack waits for its batch to fill
   Millis shutdown_grace{30000};          // how long in-flight handlers get after a stop
   double retry_jitter_ratio = 0.1;       // RetryLater{after} waits after * [1, 1 + ratio)
@@ -67,9 +71,10 @@ using Handler = std::function<consumer::Disposition(const Message&, consumer::Le
 // any thread, before or during run() (it is not async-signal-safe: wire signals through a
 // thread that waits for them). The handler runs on `workers` threads concurrently.
 // Ownership: `queue` and `observer` must outlive the container.
-// Shutdown cuts a long poll in progress short where the queue port can (receive_stoppable;
-// what a poll still returns is handed back with visibility 0, as is every prefetched message
-// not started), then waits for the handlers' remaining time. Handlers still running after
+// Shutdown gives a long poll in progress poll_drain to answer, then cuts it short where the
+// queue port can (receive_stoppable); what a poll still returns is handed back with
+// visibility 0, as is every prefetched message not started. Then it waits for the handlers'
+// remaining time. Handlers still running after
 // shutdown_grace are reported and still awaited: the container never abandons a delivery it
 // started.
 // Flow control: a receiver polls at once while a worker is idle; while every worker is busy it
@@ -123,7 +128,8 @@ class ListenerContainer {
   CondVar work_;     // a message is ready, or stop: workers
   CondVar stopped_;  // stop: run()
   bool stop_requested_ GUARDED_BY(mutex_) = false;
-  std::stop_source stop_source_;  // cuts long polls short
+  std::stop_source stop_source_;                // cuts long polls short, poll_drain after the stop
+  std::size_t polling_ GUARDED_BY(mutex_) = 0;  // receives in flight
   // workers + prefetch, minus the messages asked for, received and not started, and running
   std::ptrdiff_t free_slots_ GUARDED_BY(mutex_) = 0;
   std::deque<Received> ready_ GUARDED_BY(mutex_);  // received, not started

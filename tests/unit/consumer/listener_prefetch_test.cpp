@@ -1,6 +1,7 @@
 // The listener container's prefetch buffer and its stop path: full batches while every worker
-// is busy, prefetched messages too old to start handed back, a long poll cut short by a stop,
-// and prefetched-but-unstarted messages handed back on shutdown.
+// is busy, prefetched messages too old to start handed back, a long poll let answer for its
+// drain and then cut short by a stop, and everything received but unstarted handed back on
+// shutdown.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -94,7 +95,8 @@ TEST(ListenerPrefetch, APrefetchedMessageTooOldToStartIsHandedBack) {
   EXPECT_GE(observer.returned_unstarted(), 1u);
 }
 
-// A queue whose long poll only ends when the container's stop cuts it short.
+// A queue whose long poll ends when the container's stop cuts it short, or when the test
+// answers it (as SQS does when a message arrives) from the fake's messages.
 class EndlessPollQueue final : public QueuePort {
  public:
   explicit EndlessPollQueue(FakeQueue& fake) : fake_(fake) {}
@@ -102,15 +104,23 @@ class EndlessPollQueue final : public QueuePort {
     ADD_FAILURE() << "the container must use the stoppable receive";
     return std::vector<Message>{};
   }
-  std::expected<std::vector<Message>, Error> receive_stoppable(int, std::chrono::seconds,
+  std::expected<std::vector<Message>, Error> receive_stoppable(int max_messages,
+                                                               std::chrono::seconds,
                                                                std::stop_token stop) override {
-    std::mutex mutex;
-    std::condition_variable_any never;
-    std::unique_lock lock(mutex);
+    std::unique_lock lock(mutex_);
     ++polls;
-    never.wait(lock, stop, [] { return false; });
+    if (answer_.wait(lock, stop, [this] { return answered_; })) {
+      return fake_.receive(max_messages, std::chrono::seconds{0});
+    }
     ++cut_short;
     return std::vector<Message>{};
+  }
+  void answer() {
+    {
+      std::lock_guard lock(mutex_);
+      answered_ = true;
+    }
+    answer_.notify_all();
   }
   std::expected<BatchResult, Error> delete_batch(std::span<const DeleteEntry> entries) override {
     return fake_.delete_batch(entries);
@@ -129,13 +139,17 @@ class EndlessPollQueue final : public QueuePort {
 
  private:
   FakeQueue& fake_;
+  std::mutex mutex_;
+  std::condition_variable_any answer_;
+  bool answered_ = false;
 };
 
-TEST(ListenerPrefetch, StopCutsTheLongPollInProgressShort) {
+TEST(ListenerPrefetch, StopCutsTheLongPollInProgressShortAfterItsDrain) {
   FakeQueue fake;
   EndlessPollQueue queue(fake);
   auto config = prefetching(4, 10);
   config.receivers = 2;
+  config.poll_drain = 10ms;
   ListenerContainer container(
       queue, [](const Message&, LeaseHeartbeat&) { return Ack{}; }, config);
   std::atomic<bool> returned{false};
@@ -149,6 +163,38 @@ TEST(ListenerPrefetch, StopCutsTheLongPollInProgressShort) {
   EXPECT_TRUE(eventually([&] { return returned.load(); }));
   runner.join();
   EXPECT_EQ(queue.cut_short.load(), 2);
+}
+
+// SQS chose a message for the poll just as the stop came (issue 23): cutting the poll at once
+// would leave it invisible, received by nobody, for the visibility timeout.
+TEST(ListenerPrefetch, APollAnsweredDuringTheStopIsHandedBackNotStranded) {
+  FakeQueue fake;
+  RecordingObserver observer;
+  EndlessPollQueue queue(fake);
+  auto config = prefetching(4, 0);
+  config.poll_drain = 1h;  // the answer below comes well within it
+  std::atomic<int> started{0};
+  ListenerContainer container(
+      queue,
+      [&](const Message&, LeaseHeartbeat&) {
+        ++started;
+        return Ack{};
+      },
+      config, &observer);
+  std::thread runner([&] { container.run(); });
+  ASSERT_TRUE(eventually([&] { return queue.polls.load() == 1; }));
+  const auto chosen = fake.send("arrived as the stop came");
+  container.request_stop();
+  queue.answer();
+  runner.join();
+
+  EXPECT_EQ(queue.cut_short.load(), 0) << "the poll was let finish";
+  EXPECT_EQ(started.load(), 0) << "nothing starts after the stop";
+  const auto visibility = fake.visibility_entries();
+  ASSERT_EQ(visibility.size(), 1u);
+  EXPECT_EQ(visibility[0].message_id, chosen);
+  EXPECT_EQ(visibility[0].timeout, 0s);
+  EXPECT_EQ(fake.visible(), 1u) << "available to the next consumer at once";
 }
 
 TEST(ListenerPrefetch, ShutdownFinishesInFlightAndHandsBackEveryPrefetchedMessage) {
