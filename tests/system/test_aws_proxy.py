@@ -1,4 +1,4 @@
-"""The AWS-semantics proxy (tools/local_stack/aws_proxy.py) on ElasticMQ and dynalite: SQS's size
+"""The AWS-semantics proxy (tools/local_stack/aws_proxy.py) on ElasticMQ, dynalite and moto: SQS's size
 accounting with AWS's error shapes, the fault mode's errors and resets, and the recording."""
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from botocore.exceptions import ClientError, ConnectionClosedError, EndpointConn
 
 from tools.local_stack.aws_proxy import Faults, message_size, start_aws_proxy
 from tools.local_stack.emulators import Emulator
+from tools.local_stack.moto import MotoServer
 from tools.local_stack.processes import ProcessManager
 
 pytestmark = pytest.mark.timeout(60)
@@ -100,3 +101,16 @@ def test_a_repeated_delete_of_an_issued_handle_succeeds_as_on_aws(processes: Pro
                                                             {"Id": "b", "ReceiptHandle": "never-issued"}])
     assert [e["Id"] for e in again["Successful"]] == ["a"] and [e["Id"] for e in again["Failed"]] == ["b"]
     assert proxy.stats()["handles.stale_delete_accepted"] == 2
+
+
+def test_the_limit_is_read_from_a_queue_the_proxy_never_saw(processes: ProcessManager, moto: MotoServer) -> None:
+    """The proxy's own GetQueueAttributes is signed: moto routes an unsigned one to S3."""
+    url = moto.sqs().create_queue(QueueName="proxy-unseen", Attributes={"MaximumMessageSize": "1024"})["QueueUrl"]
+    proxy = start_aws_proxy(processes, moto.endpoint_url, service="sqs")
+    sqs = proxy.sqs(**NO_RETRIES)
+    reason = {"failureReason": {"DataType": "String", "StringValue": "too big"}}
+    sqs.send_message(QueueUrl=url, MessageBody="x" * 1024)
+    with pytest.raises(ClientError) as refused:  # moto counts the body only, and would take it
+        sqs.send_message(QueueUrl=url, MessageBody="x" * 1000, MessageAttributes=reason)
+    assert "shorter than 1024 bytes" in refused.value.response["Error"]["Message"]
+    assert proxy.stats() == {"size.send_refused": 1}

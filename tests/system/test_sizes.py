@@ -36,8 +36,7 @@ class StrictSqs:
         self.stack = stack
         self.record = record
         self.proxy = start_aws_proxy(processes, stack.moto.endpoint_url, service="sqs", record=record)
-        # Set through the proxy, which keeps what it forwards: its own unsigned
-        # GetQueueAttributes reaches moto's S3 handler and falls back to 1 MiB.
+        # Set through the proxy, which keeps what it forwards (it would also read it, signed).
         sqs = self.proxy.sqs()
         for url in (stack.queue_url, stack.dlq_url):
             sqs.set_queue_attributes(QueueUrl=url, Attributes={"MaximumMessageSize": str(LIMIT)})

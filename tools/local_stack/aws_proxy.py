@@ -186,10 +186,21 @@ class ProxyState:
             return kind, random.Random(self.rng.getrandbits(64))
 
     def upstream_call(self, target: str, payload: dict[str, Any]) -> dict[str, Any] | None:
-        conn = http.client.HTTPConnection(*self.upstream, timeout=10)
+        """The proxy's own SQS call, signed: moto routes an unsigned request by path alone, to S3."""
+        from botocore.auth import SigV4Auth
+        from botocore.awsrequest import AWSRequest
+        from botocore.credentials import Credentials
+
+        from tools.local_stack.aws_endpoint import DEFAULT_REGION, DUMMY_CREDENTIALS
+
+        host, port = self.upstream
+        request = AWSRequest("POST", f"http://{host}:{port}/", data=json.dumps(payload),
+                             headers={"X-Amz-Target": target, "Content-Type": "application/x-amz-json-1.0"})
+        credentials = Credentials(DUMMY_CREDENTIALS["aws_access_key_id"], DUMMY_CREDENTIALS["aws_secret_access_key"])
+        SigV4Auth(credentials, "sqs", DEFAULT_REGION).add_auth(request)
+        conn = http.client.HTTPConnection(host, port, timeout=10)
         try:
-            conn.request("POST", "/", json.dumps(payload), {"X-Amz-Target": target,
-                                                             "Content-Type": "application/x-amz-json-1.0"})
+            conn.request("POST", "/", request.body, dict(request.headers.items()))
             response = conn.getresponse()
             data = response.read()
             return json.loads(data) if response.status == 200 else None
