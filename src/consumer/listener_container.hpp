@@ -74,9 +74,8 @@ using Handler = std::function<consumer::Disposition(const Message&, consumer::Le
 // Shutdown gives a long poll in progress poll_drain to answer, then cuts it short where the
 // queue port can (receive_stoppable); what a poll still returns is handed back with
 // visibility 0, as is every prefetched message not started. Then it waits for the handlers'
-// remaining time. Handlers still running after
-// shutdown_grace are reported and still awaited: the container never abandons a delivery it
-// started.
+// remaining time. Handlers still running after shutdown_grace are reported and still awaited:
+// the container never abandons a delivery it started.
 // Flow control: a receiver polls at once while a worker is idle; while every worker is busy it
 // waits until a whole batch (10) fits into the free workers plus `prefetch`.
 class ListenerContainer {

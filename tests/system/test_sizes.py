@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from botocore.exceptions import ClientError
 
-from tools.local_stack.aws_proxy import start_aws_proxy
+from tools.local_stack.aws_proxy import recorded_requests, start_aws_proxy
 from tools.local_stack.charge_recovery import ChargeStack, Consumers, run_cli
 from tools.local_stack.processes import ProcessManager, wait_until
 
@@ -52,13 +52,7 @@ class StrictSqs:
         return {k: v for k, v in self.proxy.stats().items() if k.startswith("size.")}
 
     def requests(self, action: str) -> list[dict[str, Any]]:
-        out = []
-        for line in self.record.read_text().splitlines():
-            request = json.loads(line)
-            headers = {name.lower(): value for name, value in request["headers"]}
-            if headers.get("x-amz-target") == f"AmazonSQS.{action}":
-                out.append(json.loads(request["body"]))
-        return out
+        return recorded_requests(self.record, f"AmazonSQS.{action}")
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ empty then is cut (docs/design.md §4, "Shutdown")."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 from pathlib import Path
@@ -17,7 +16,7 @@ import botocore.exceptions
 import pytest
 
 from charges import charge, charge_body
-from tools.local_stack.aws_proxy import start_aws_proxy
+from tools.local_stack.aws_proxy import recorded_requests, start_aws_proxy
 from tools.local_stack.charge_recovery import ChargeStack, Consumers, provision_stack
 from tools.local_stack.fake_bank import FakeBank
 from tools.local_stack.moto import MotoServer
@@ -31,13 +30,6 @@ LEASE = 30  # the visibility a stranded message would wait out
 @pytest.fixture
 def stack(moto: MotoServer) -> ChargeStack:
     return provision_stack(moto, lease_seconds=LEASE)
-
-
-def polls_seen(record: Path) -> int:
-    if not record.exists():
-        return 0
-    lines = [json.loads(line) for line in record.read_text().splitlines()]
-    return sum(1 for r in lines if dict((k.lower(), v) for k, v in r["headers"]).get("x-amz-target") == "AmazonSQS.ReceiveMessage")
 
 
 def in_flight_and_visible(stack: ChargeStack) -> tuple[int, int]:
@@ -61,7 +53,7 @@ def test_sigterm_during_a_long_poll_hands_back_what_the_poll_brings(
     proxy = start_aws_proxy(processes, stack.moto.endpoint_url, service="sqs", record=record)
     consumers = Consumers(processes, stack, fake_bank)
     consumer = consumers.start(AWS_ENDPOINT_URL_SQS=proxy.url)
-    wait_until(lambda: polls_seen(record) >= 1, timeout=10, description="the idle long poll under way")
+    wait_until(lambda: recorded_requests(record, "AmazonSQS.ReceiveMessage"), timeout=10, description="the idle long poll under way")
 
     os.killpg(consumer.pid, signal.SIGTERM)
     stack.send_bodies([charge_body(charge("CHG-20261203-LATE"))])  # arrives during the drain

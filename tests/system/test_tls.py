@@ -3,7 +3,7 @@ are moto behind one TLS-terminating proxy each (tools/local_stack/tls_proxy.py),
 serves HTTPS itself, all with certificates of one test CA (tools/fake_bank/pki.py). With
 AWS_CA_BUNDLE and BANK_TLS_CA_FILE naming that CA the consumer debits; without AWS_CA_BUNDLE
 every AWS handshake is refused by the consumer and it fails cleanly: it stays up, is not ready,
-and says why once (docs/design.md §5, "Endpoints and TLS").
+and says why once (docs/design.md §6, "HTTPS").
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ do the way AWS does, applied on the wire.
   running (`set_faults`), and `stats()` counts what was done.
 - **Recording**: every request (method, path, headers, body; for the query protocol, i.e. STS,
   the reply's body too) appended to a JSONL file, for the
-  wire conformance test (tests/system/test_wire_conformance.py).
+  wire conformance test (tests/system/test_wire_conformance.py); `recorded_requests` reads it back.
 
 A child process (`python -m tools.local_stack.aws_proxy`), started like the emulators: it binds
 port 0 and prints {"event":"listening","port":N}. Control endpoints live under /__proxy/.
@@ -254,6 +254,20 @@ class ProxyState:
         line = json.dumps({"time": time.time(), "method": method, "path": path, "headers": headers, **text})
         with self.lock, open(self.record, "a") as f:
             f.write(line + "\n")
+
+
+def recorded_requests(record: Path, target: str) -> list[dict[str, Any]]:
+    """The JSON bodies of the recorded requests with that X-Amz-Target (e.g.
+    "AmazonSQS.ReceiveMessage"), oldest first; none while nothing was recorded."""
+    if not record.exists():
+        return []
+    out = []
+    for line in record.read_text().splitlines():
+        request = json.loads(line)
+        headers = {name.lower(): value for name, value in request["headers"]}
+        if headers.get("x-amz-target") == target:
+            out.append(json.loads(request["body"]))
+    return out
 
 
 class Handler(BaseHTTPRequestHandler):
