@@ -72,15 +72,23 @@ sanitize-test: asan-test tsan-test
 # clang-16 with -Wthread-safety -Wconversion over src/, the unit tests and the fuzz targets (the
 # integration tests and the bench are compiled by dev and release, and not compiled twice), its
 # unit tests under ASan + UBSan (so it does all that asan-test does), then clang-tidy over src/
-# (about 2 min on two idle cores; TIDY_FILES='(src|tests)/' checks the tests too). CI runs
-# clang-check and tsan-test, which together are sanitize-test.
+# (about 2 min on two idle cores; TIDY_FILES='(src|tests)/' checks the tests too, in a build
+# configured with -DIC_UNITY_TESTS=OFF). CI runs clang-check's halves and tsan-test, which
+# together are sanitize-test.
 TIDY_FILES ?= src/
 clang-build: deps
 	cmake --preset clang >/dev/null
 	cmake --build --preset clang -j $(JOBS)
 
-clang-check: clang-build
+clang-check: clang-test tidy
+
+# clang-check's two halves, which CI runs apart: tidy needs no quiet machine, so it runs in CI's
+# background compile; clang-test runs the ASan + UBSan unit tests in the foreground.
+.PHONY: clang-test tidy
+clang-test: clang-build
 	ctest --preset clang -j $(JOBS) -LE 'system|integration'
+
+tidy: clang-build
 	run-clang-tidy-16 -p build/clang -j $(JOBS) -quiet '$(CURDIR)/$(TIDY_FILES)'
 
 # The libFuzzer targets of fuzz/ (the clang preset's build, ASan/UBSan), FUZZ_SECONDS each, two

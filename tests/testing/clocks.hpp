@@ -33,6 +33,10 @@ class ManualClock final : public Clock {
   const std::int64_t step_ms_;
 };
 
+// The instant the tests' records and clocks start from, one spelling for every file (files of
+// one test target are compiled together, so a file-local copy would be a redefinition).
+inline constexpr Instant t0 = ManualClock::kDefaultStart;
+
 // Another clock's reading plus a fixed offset: a machine whose wall clock is skewed.
 class SkewedClock final : public Clock {
  public:

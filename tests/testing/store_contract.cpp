@@ -3,6 +3,8 @@
 
 #include <gmock/gmock.h>
 
+#include "testing/clocks.hpp"
+
 namespace ic::idempotency {
 namespace {
 
@@ -10,7 +12,7 @@ using namespace std::chrono_literals;
 using testing::kContractRetention;
 using testing::StoreContract;
 
-const Instant t0{Millis{1'764'460'800'000}};  // 2025-11-30T00:00:00Z
+using testing::t0;
 constexpr Millis kLease = 10s;
 
 ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a") {

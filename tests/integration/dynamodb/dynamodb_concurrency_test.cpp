@@ -11,6 +11,7 @@
 #include "adapters/dynamodb/table_provisioner.hpp"
 #include "idempotency/forwarding_store.hpp"
 #include "testing/backend_fixture.hpp"
+#include "testing/clocks.hpp"
 #include "testing/moto_fixture.hpp"
 
 namespace ic::dynamodb {
@@ -23,7 +24,7 @@ using testing::kTable;
 using testing::shared_backend;
 
 constexpr int kThreads = 50;
-const Instant t0{Millis{1'764'460'800'000}};
+using testing::t0;
 
 struct RaceResult {
   std::map<ClaimOutcome, int> outcomes;

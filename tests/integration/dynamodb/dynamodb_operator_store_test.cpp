@@ -8,6 +8,7 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
+#include "testing/clocks.hpp"
 #include "testing/moto_fixture.hpp"
 
 namespace ic::dynamodb {
@@ -18,7 +19,7 @@ using idempotency::OperatorWrite;
 using testing::DynamoDbWiring;
 using testing::shared_moto;
 
-const Instant t0{Millis{1'764'460'800'000}};
+using testing::t0;
 const TableSpec kSpec{.name = testing::kTable,
                       .retention = std::chrono::hours(24 * 30),
                       .result_attribute = "debitRef",

@@ -11,6 +11,7 @@
 #include "adapters/dynamodb/table_provisioner.hpp"
 #include "http/forwarding_transport.hpp"
 #include "testing/backend_fixture.hpp"
+#include "testing/clocks.hpp"
 #include "testing/moto_fixture.hpp"
 #include "testing/store_contract.hpp"
 
@@ -50,7 +51,7 @@ using testing::StoreContract;
 INSTANTIATE_TEST_SUITE_P(DynamoDb, StoreContract,
                          ::testing::Values(testing::StoreUnderTest{"dynamodb", make_moto_store}));
 
-const Instant t0{Millis{1'764'460'800'000}};
+using testing::t0;
 
 idempotency::ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a") {
   return {.key = "CHG-1",

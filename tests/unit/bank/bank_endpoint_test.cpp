@@ -8,7 +8,7 @@ namespace {
 
 using namespace std::chrono_literals;
 
-const http::HttpTimeouts kTimeouts{.connect = 1s, .total = 5s};
+const http::HttpTimeouts kEndpointTimeouts{.connect = 1s, .total = 5s};
 
 TEST(BankEndpoint, AppendsPathsToTheBaseWithoutItsTrailingSlashes) {
   const std::pair<std::string, std::string> cases[] = {
@@ -20,7 +20,7 @@ TEST(BankEndpoint, AppendsPathsToTheBaseWithoutItsTrailingSlashes) {
       {"http://bank.internal/tenants/@finedge", "http://bank.internal/tenants/@finedge/v1/debits"},
   };
   for (const auto& [base, expected] : cases) {
-    const auto endpoint = BankEndpoint::create(base, kTimeouts);
+    const auto endpoint = BankEndpoint::create(base, kEndpointTimeouts);
     ASSERT_TRUE(endpoint) << base << ": " << endpoint.error();
     EXPECT_EQ(endpoint->url("/v1/debits"), expected);
     EXPECT_EQ(endpoint->timeouts().connect, 1s);
@@ -46,14 +46,14 @@ TEST(BankEndpoint, RejectsUrlsThatAreNotAPlainHttpBase) {
       {"http://bank.internal:80a/", "port"},
   };
   for (const auto& [base, reason] : cases) {
-    const auto endpoint = BankEndpoint::create(base, kTimeouts);
+    const auto endpoint = BankEndpoint::create(base, kEndpointTimeouts);
     ASSERT_FALSE(endpoint) << base;
     EXPECT_NE(endpoint.error().find(reason), std::string::npos) << base << ": " << endpoint.error();
   }
 }
 
 TEST(BankEndpoint, ErrorsDoNotRepeatTheUrlSoCredentialsInItAreNotLogged) {
-  const auto endpoint = BankEndpoint::create("http://user:secret@bank.internal", kTimeouts);
+  const auto endpoint = BankEndpoint::create("http://user:secret@bank.internal", kEndpointTimeouts);
   ASSERT_FALSE(endpoint);
   EXPECT_EQ(endpoint.error().find("secret"), std::string::npos);
 }

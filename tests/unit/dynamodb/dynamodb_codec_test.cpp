@@ -7,6 +7,7 @@
 #include <rapidcheck/gtest.h>
 
 #include "idempotency/own_write.hpp"
+#include "testing/clocks.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -14,7 +15,7 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-const Instant t0{Millis{1'764'460'800'000}};
+using testing::t0;
 const TableSpec kTable{
     .name = "idem", .retention = std::chrono::hours(24), .result_attribute = "debitRef"};
 

@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "testing/clocks.hpp"
+
 namespace ic::dynamodb {
 namespace {
 
@@ -14,19 +16,19 @@ using nlohmann::json;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-const Instant t0{Millis{1'764'460'800'000}};
-const TableSpec kTable{.name = "idem",
-                       .retention = std::chrono::hours(24),
-                       .result_attribute = "debitRef",
-                       .attention_statuses = {"DEBITED_NOTIFICATION_FAILED"}};
+using testing::t0;
+const TableSpec kOperatorTable{.name = "idem",
+                               .retention = std::chrono::hours(24),
+                               .result_attribute = "debitRef",
+                               .attention_statuses = {"DEBITED_NOTIFICATION_FAILED"}};
 const idempotency::AuditEntry kAudit{
     .at = t0, .actor = "alice@ops", .action = "reopen", .reason = "account reopened"};
 
 TEST(OperatorCodec, ReopenIsFencedOnTheFailedRecordReadAndAppendsTheAuditEntry) {
-  const json body = encode_reopen(kTable, {.key = "CHG-1",
-                                           .read = {.fence = 3, .claim_token = "tok-3"},
-                                           .new_token = "operator-tok",
-                                           .audit = kAudit});
+  const json body = encode_reopen(kOperatorTable, {.key = "CHG-1",
+                                                   .read = {.fence = 3, .claim_token = "tok-3"},
+                                                   .new_token = "operator-tok",
+                                                   .audit = kAudit});
   EXPECT_EQ(body["Key"], json::parse(R"({"pk":{"S":"CHG-1"}})"));
   EXPECT_EQ(body["ConditionExpression"],
             "#state = :failed AND fence = :fence AND claimToken = :read");
@@ -50,11 +52,11 @@ TEST(OperatorCodec, ReopenIsFencedOnTheFailedRecordReadAndAppendsTheAuditEntry) 
 }
 
 TEST(OperatorCodec, AmendMovesTheStatusOnlyFromTheOneReadAndLeavesTheIndex) {
-  const json body = encode_amend(kTable, {.key = "CHG-2",
-                                          .read = {.fence = 1, .claim_token = "tok-1"},
-                                          .from_status = "DEBITED_NOTIFICATION_FAILED",
-                                          .to_status = "DEBITED",
-                                          .audit = kAudit});
+  const json body = encode_amend(kOperatorTable, {.key = "CHG-2",
+                                                  .read = {.fence = 1, .claim_token = "tok-1"},
+                                                  .from_status = "DEBITED_NOTIFICATION_FAILED",
+                                                  .to_status = "DEBITED",
+                                                  .audit = kAudit});
   EXPECT_EQ(body["ConditionExpression"],
             "#state = :done AND #status = :from AND fence = :fence AND claimToken = :read");
   EXPECT_EQ(body["UpdateExpression"],
@@ -64,10 +66,10 @@ TEST(OperatorCodec, AmendMovesTheStatusOnlyFromTheOneReadAndLeavesTheIndex) {
 }
 
 TEST(OperatorCodec, AnAmendWithoutANewStatusOnlyRecordsTheAttempt) {
-  const json body = encode_amend(kTable, {.key = "CHG-2",
-                                          .read = {.fence = 1, .claim_token = "tok-1"},
-                                          .from_status = "DEBITED_NOTIFICATION_FAILED",
-                                          .audit = kAudit});
+  const json body = encode_amend(kOperatorTable, {.key = "CHG-2",
+                                                  .read = {.fence = 1, .claim_token = "tok-1"},
+                                                  .from_status = "DEBITED_NOTIFICATION_FAILED",
+                                                  .audit = kAudit});
   EXPECT_EQ(body["UpdateExpression"],
             "SET updatedAt = :now, expiresAt = :exp, audit = list_append(if_not_exists(audit, "
             ":none), :entry)");
@@ -81,10 +83,10 @@ TEST(OperatorCodec, OnlyFailuresAndListedStatusesSetTheAttentionAttributes) {
                    "DEBITED_NOTIFICATION_FAILED"},
         std::tuple{idempotency::ClaimState::Done, "DEBITED", ""}}) {
     const json body = json::parse(encode_final(
-        kTable, "CHG-1", "tok",
+        kOperatorTable, "CHG-1", "tok",
         {.state = state, .status = status, .payload = "v1|CHG-1|A|T|1|INR|2026-11-30", .now = t0}));
     const std::string update = body["UpdateExpression"];
-    EXPECT_EQ(attention_of(kTable, state, status), attention);
+    EXPECT_EQ(attention_of(kOperatorTable, state, status), attention);
     if (std::string_view(attention).empty()) {
       EXPECT_THAT(update, Not(HasSubstr("attention"))) << "a healthy charge pays no index write";
       EXPECT_THAT(update, HasSubstr("payload = :payload")) << "a debit keeps its charge";
@@ -97,21 +99,21 @@ TEST(OperatorCodec, OnlyFailuresAndListedStatusesSetTheAttentionAttributes) {
 }
 
 TEST(OperatorCodec, TheAttentionQueryUsesTheSparseIndexFromTheCursor) {
-  auto first = encode_attention_query(kTable, "FAILED", t0, "");
+  auto first = encode_attention_query(kOperatorTable, "FAILED", t0, "");
   ASSERT_TRUE(first) << first.error();
   EXPECT_EQ((*first)["IndexName"], "attention-index");
   EXPECT_EQ((*first)["KeyConditionExpression"], "attention = :a AND attentionAt >= :since");
   EXPECT_EQ((*first)["ExpressionAttributeValues"][":since"],
             json::parse(R"({"N":"1764460800000"})"));
   EXPECT_FALSE(first->contains("ExclusiveStartKey"));
-  auto next = encode_attention_query(kTable, "FAILED", t0, R"({"pk":{"S":"CHG-9"}})");
+  auto next = encode_attention_query(kOperatorTable, "FAILED", t0, R"({"pk":{"S":"CHG-9"}})");
   ASSERT_TRUE(next);
   EXPECT_EQ((*next)["ExclusiveStartKey"], json::parse(R"({"pk":{"S":"CHG-9"}})"));
-  EXPECT_FALSE(encode_attention_query(kTable, "FAILED", t0, "not a key"));
+  EXPECT_FALSE(encode_attention_query(kOperatorTable, "FAILED", t0, "not a key"));
 }
 
 TEST(OperatorCodec, TheStaleScanIsBoundedAndFiltered) {
-  auto body = encode_stale_scan(kTable, t0, "", 250);
+  auto body = encode_stale_scan(kOperatorTable, t0, "", 250);
   ASSERT_TRUE(body);
   EXPECT_EQ((*body)["Limit"], 250);
   EXPECT_EQ((*body)["FilterExpression"], "#state = :inprogress AND leaseUntil < :before");
@@ -124,38 +126,40 @@ TEST(OperatorCodec, PagesDecodeRecordsWithTheirAuditAndTheCursor) {
       "audit":{"L":[{"M":{"at":{"N":"1764460800000"},"actor":{"S":"alice@ops"},
                            "action":{"S":"reopen"},"reason":{"S":"account reopened"}}}]}}],
       "LastEvaluatedKey":{"pk":{"S":"CHG-1"}}})");
-  auto page = decode_page(kTable, reply);
+  auto page = decode_page(kOperatorTable, reply);
   ASSERT_TRUE(page) << page.error();
   ASSERT_EQ(page->records.size(), 1u);
   EXPECT_EQ(page->records[0].payload, "v1|x");
   EXPECT_EQ(page->records[0].audit, std::vector<idempotency::AuditEntry>{kAudit});
   EXPECT_EQ(json::parse(page->next), json::parse(R"({"pk":{"S":"CHG-1"}})"));
-  EXPECT_FALSE(decode_page(kTable, json::parse(R"({"Items":[{"pk":{"S":"x"},"state":{"S":"DONE"},
+  EXPECT_FALSE(
+      decode_page(kOperatorTable, json::parse(R"({"Items":[{"pk":{"S":"x"},"state":{"S":"DONE"},
       "audit":{"S":"not a list"}}]})")));
-  auto last = decode_page(kTable, json::parse(R"({"Items":[]})"));
+  auto last = decode_page(kOperatorTable, json::parse(R"({"Items":[]})"));
   ASSERT_TRUE(last);
   EXPECT_TRUE(last->next.empty());
 }
 
 TEST(OperatorCodec, ABatchGetIsStronglyConsistentAndItsUnprocessedKeysAreAskedAgain) {
   const std::vector<std::string> keys = {"CHG-1", "CHG-2"};
-  const json body = encode_batch_get(kTable, keys);
+  const json body = encode_batch_get(kOperatorTable, keys);
   EXPECT_EQ(
-      body["RequestItems"][kTable.name],
+      body["RequestItems"][kOperatorTable.name],
       json::parse(R"({"Keys":[{"pk":{"S":"CHG-1"}},{"pk":{"S":"CHG-2"}}],"ConsistentRead":true})"));
   json reply = {
-      {"Responses", {{kTable.name, json::array()}}},
-      {"UnprocessedKeys", {{kTable.name, {{"Keys", body["RequestItems"][kTable.name]["Keys"]}}}}}};
-  auto decoded = decode_batch_get(kTable, reply);
+      {"Responses", {{kOperatorTable.name, json::array()}}},
+      {"UnprocessedKeys",
+       {{kOperatorTable.name, {{"Keys", body["RequestItems"][kOperatorTable.name]["Keys"]}}}}}};
+  auto decoded = decode_batch_get(kOperatorTable, reply);
   ASSERT_TRUE(decoded) << decoded.error();
   EXPECT_TRUE(decoded->records.empty());
   EXPECT_EQ(decoded->unprocessed, keys);
-  reply["UnprocessedKeys"][kTable.name]["Keys"] = json::array({json{{"pk", {{"N", "1"}}}}});
-  EXPECT_FALSE(decode_batch_get(kTable, reply)) << "a key we never asked for is malformed";
+  reply["UnprocessedKeys"][kOperatorTable.name]["Keys"] = json::array({json{{"pk", {{"N", "1"}}}}});
+  EXPECT_FALSE(decode_batch_get(kOperatorTable, reply)) << "a key we never asked for is malformed";
 }
 
 TEST(OperatorCodec, TheDebitedScanFiltersDoneDebitsCompletedInTheWindow) {
-  auto body = encode_debited_scan(kTable, t0, t0 + std::chrono::hours(24), "", 1000);
+  auto body = encode_debited_scan(kOperatorTable, t0, t0 + std::chrono::hours(24), "", 1000);
   ASSERT_TRUE(body);
   EXPECT_EQ((*body)["FilterExpression"],
             "#state = :done AND #status IN (:debited, :unnotified) AND completedAt BETWEEN "
@@ -164,7 +168,7 @@ TEST(OperatorCodec, TheDebitedScanFiltersDoneDebitsCompletedInTheWindow) {
             json::parse(R"({"#state":"state","#status":"status"})"));
   EXPECT_EQ((*body)["Limit"], 1000);
   EXPECT_FALSE(body->contains("IndexName")) << "a Scan of the table";
-  EXPECT_FALSE(encode_debited_scan(kTable, t0, t0, "not a key", 10)) << "a bad cursor";
+  EXPECT_FALSE(encode_debited_scan(kOperatorTable, t0, t0, "not a key", 10)) << "a bad cursor";
 }
 
 }  // namespace

@@ -9,7 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-const TableSpec kTable{.name = "charges", .retention = std::chrono::seconds{86400}};
+const TableSpec kQuarantineTable{.name = "charges", .retention = std::chrono::seconds{86400}};
 
 consumer::QuarantineRecord record() {
   return {.body_sha256 = std::string(64, 'a'),
@@ -20,7 +20,7 @@ consumer::QuarantineRecord record() {
 }
 
 TEST(QuarantineCodec, PutWritesTheRecordUnderAKeyNoChargeIdCanTake) {
-  const json put = encode_quarantine_put(kTable, record());
+  const json put = encode_quarantine_put(kQuarantineTable, record());
   EXPECT_EQ(put["TableName"], "charges");
   EXPECT_EQ(put["Key"],
             json::parse(R"({"pk":{"S":"quarantine#)" + std::string(64, 'a') + R"("}})"));
@@ -38,18 +38,18 @@ TEST(QuarantineCodec, PutWritesTheRecordUnderAKeyNoChargeIdCanTake) {
 TEST(QuarantineCodec, AnEmptyDetailIsRemovedNotWritten) {
   auto without = record();
   without.failure_detail.clear();
-  const json put = encode_quarantine_put(kTable, without);
+  const json put = encode_quarantine_put(kQuarantineTable, without);
   EXPECT_FALSE(put["ExpressionAttributeValues"].contains(":d"));
   EXPECT_TRUE(put["UpdateExpression"].get<std::string>().ends_with(" REMOVE failureDetail"));
 }
 
 TEST(QuarantineCodec, GetIsConsistentAndDecodesWhatPutWrote) {
-  const json get = encode_quarantine_get(kTable, std::string(64, 'a'));
+  const json get = encode_quarantine_get(kQuarantineTable, std::string(64, 'a'));
   EXPECT_EQ(get["ConsistentRead"], true);
   EXPECT_EQ(get["Key"]["pk"]["S"], "quarantine#" + std::string(64, 'a'));
 
   // The item as DynamoDB would hold it after the put.
-  const json put = encode_quarantine_put(kTable, record());
+  const json put = encode_quarantine_put(kQuarantineTable, record());
   json item = {{"pk", put["Key"]["pk"]}};
   const std::pair<const char*, const char*> names[] = {
       {"recordType", ":t"}, {"failureReason", ":r"},  {"sourceMessageId", ":m"},

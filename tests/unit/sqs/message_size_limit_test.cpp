@@ -4,10 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "adapters/sqs/sqs_client.hpp"
-#include "testing/no_sleep.hpp"
 #include "testing/scripted_transport.hpp"
-#include "testing/static_credentials.hpp"
+#include "testing/sqs_wiring.hpp"
 
 namespace ic::sqs {
 namespace {
@@ -16,33 +14,14 @@ using namespace std::chrono_literals;
 
 constexpr std::string_view kLimit1K = R"({"Attributes":{"MaximumMessageSize":"1024"}})";
 
-struct Wiring {
-  Wiring()
-      : client({.service = "sqs",
-                .signing_name = "sqs",
-                .target_prefix = std::string(kSqsTargetPrefix),
-                .endpoint = "http://127.0.0.1:1",
-                .region = "us-east-1",
-                .timeouts = {.connect = 1s, .total = 10s}},
-               transport, credentials, retry, {.sleeper = no_sleep}),
-        sqs(client) {}
+struct LimitWiring : testing::SqsWiring<testing::ScriptedTransport> {
+  LimitWiring() : SqsWiring(10s) {}
 
   [[nodiscard]] std::vector<std::string> targets() const {
     std::vector<std::string> out;
-    for (const auto& request : transport.requests()) {
-      for (const auto& [name, value] : request.headers) {
-        if (name == "X-Amz-Target" || name == "x-amz-target") out.push_back(value);
-      }
-    }
+    for (const auto& request : transport.requests()) out.push_back(testing::target_of(request));
     return out;
   }
-
-  testing::ScriptedTransport transport;
-  testing::StaticCredentials credentials{"AKID", "s"};
-  testing::NoSleep no_sleep;
-  aws::RetryPolicy retry{aws::RetryConfig{}};
-  aws::JsonClient client;
-  SqsClient sqs;
 };
 
 TEST(ParseMaximumMessageSize, AcceptsSqsRangeOnly) {
@@ -57,7 +36,7 @@ TEST(ParseMaximumMessageSize, AcceptsSqsRangeOnly) {
 }
 
 TEST(MessageSizeLimit, ReadsTheAttributeOnceUntilForgotten) {
-  Wiring wiring;
+  LimitWiring wiring;
   wiring.transport.answer(200, std::string(kLimit1K));
   wiring.transport.answer(200, R"({"Attributes":{"MaximumMessageSize":"2048"}})");
   MessageSizeLimit limit(wiring.sqs, "http://q/1/dlq");
@@ -73,7 +52,7 @@ TEST(MessageSizeLimit, ReadsTheAttributeOnceUntilForgotten) {
 // ElasticMQ answers GetQueueAttributes without the attribute: asking on every dead letter would
 // only fail again. A transient failure is not kept.
 TEST(MessageSizeLimit, KeepsAPermanentFailureButNotATransientOne) {
-  Wiring wiring;
+  LimitWiring wiring;
   for (int attempt = 0; attempt < 3; ++attempt) {
     wiring.transport.fail(http::TransportFailure::CouldNotConnect);
   }
@@ -90,7 +69,7 @@ TEST(MessageSizeLimit, KeepsAPermanentFailureButNotATransientOne) {
 }
 
 TEST(SqsQueue, RefusesADlqCopyOverTheDlqLimitWithoutSendingIt) {
-  Wiring wiring;
+  LimitWiring wiring;
   wiring.transport.answer(200, std::string(kLimit1K));
   wiring.transport.answer(200, R"({"MessageId":"m-1"})");
   SqsQueue queue(wiring.sqs, "http://q/1/src", "http://q/1/dlq");
@@ -109,7 +88,7 @@ TEST(SqsQueue, RefusesADlqCopyOverTheDlqLimitWithoutSendingIt) {
 }
 
 TEST(SqsQueue, SendsUncheckedWhileTheLimitCannotBeRead) {
-  Wiring wiring;
+  LimitWiring wiring;
   wiring.transport.answer(400, R"({"__type":"com.amazon.coral.service#AccessDeniedException"})");
   wiring.transport.answer(200, R"({"MessageId":"m-1"})");
   SqsQueue queue(wiring.sqs, "http://q/1/src", "http://q/1/dlq");

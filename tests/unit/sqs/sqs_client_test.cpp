@@ -6,8 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/thread_annotations.hpp"
-#include "testing/no_sleep.hpp"
-#include "testing/static_credentials.hpp"
+#include "testing/sqs_wiring.hpp"
 
 namespace ic::sqs {
 namespace {
@@ -36,35 +35,16 @@ class RecordingTransport final : public http::HttpTransport {
   long status_;
 };
 
-struct Wiring {
+struct Wiring : testing::SqsWiring<RecordingTransport> {
   explicit Wiring(std::string reply, std::chrono::milliseconds total = 10s, long status = 200)
-      : transport(std::move(reply), status),
-        client({.service = "sqs",
-                .signing_name = "sqs",
-                .target_prefix = std::string(kSqsTargetPrefix),
-                .endpoint = "http://127.0.0.1:1",
-                .region = "us-east-1",
-                .timeouts = {.connect = 1s, .total = total}},
-               transport, credentials, retry, {.sleeper = no_sleep}),
-        sqs(client) {}
+      : SqsWiring(total, std::move(reply), status) {}
 
   [[nodiscard]] std::string target(std::size_t i) const {
-    const http::HttpRequest request = transport.requests().at(i);
-    for (const auto& [name, value] : request.headers) {
-      if (name == "x-amz-target" || name == "X-Amz-Target") return value;
-    }
-    return {};
+    return testing::target_of(transport.requests().at(i));
   }
   [[nodiscard]] json body(std::size_t i) const {
     return json::parse(transport.requests().at(i).body);
   }
-
-  RecordingTransport transport;
-  testing::StaticCredentials credentials{"AKID", "s"};
-  testing::NoSleep no_sleep;
-  aws::RetryPolicy retry{aws::RetryConfig{}};
-  aws::JsonClient client;
-  SqsClient sqs;
 };
 
 TEST(SqsClient, ReceiveTargetsAmazonSqsAndKeepsTheWaitInsideTheHttpTimeout) {

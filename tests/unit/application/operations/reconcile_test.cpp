@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "application/operations/commands.hpp"
+#include "testing/clocks.hpp"
 #include "testing/string_console.hpp"
 
 namespace ic::application {
@@ -20,7 +21,7 @@ using idempotency::ClaimState;
 using nlohmann::json;
 using namespace std::chrono_literals;
 
-const Instant t0{Millis{1'764'460'800'000}};  // 2025-11-30T00:00:00Z
+using testing::t0;
 
 using ic::testing::StringConsole;
 
