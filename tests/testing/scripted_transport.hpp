@@ -10,12 +10,22 @@
 #pragma once
 
 #include <deque>
+#include <string>
 #include <vector>
 
 #include "core/thread_annotations.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::testing {
+
+// The AWS operation a recorded request names: its x-amz-target header as the JSON client writes
+// it ("" if it has none). For the requests of any test transport, scripted or forwarding.
+inline std::string target_of(const http::HttpRequest& request) {
+  for (const auto& [name, value] : request.headers) {
+    if (name == "x-amz-target") return value;
+  }
+  return {};
+}
 
 // Thread-safety: every member may be called from any thread. A send() with nothing scripted
 // is answered CouldNotConnect, so a test that under-scripts fails on a value, not a crash.

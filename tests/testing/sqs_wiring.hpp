@@ -12,14 +12,6 @@
 
 namespace ic::testing {
 
-// The X-Amz-Target header of a request the client sent ("" if it has none).
-inline std::string target_of(const http::HttpRequest& request) {
-  for (const auto& [name, value] : request.headers) {
-    if (name == "X-Amz-Target" || name == "x-amz-target") return value;
-  }
-  return {};
-}
-
 template <class Transport>
 struct SqsWiring {
   template <class... TransportArgs>

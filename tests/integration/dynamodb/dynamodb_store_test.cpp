@@ -13,6 +13,7 @@
 #include "testing/backend_fixture.hpp"
 #include "testing/clocks.hpp"
 #include "testing/moto_fixture.hpp"
+#include "testing/scripted_transport.hpp"
 #include "testing/store_contract.hpp"
 
 namespace ic::dynamodb {
@@ -52,6 +53,7 @@ INSTANTIATE_TEST_SUITE_P(DynamoDb, StoreContract,
                          ::testing::Values(testing::StoreUnderTest{"dynamodb", make_moto_store}));
 
 using testing::t0;
+using testing::target_of;
 
 idempotency::ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a") {
   return {.key = "CHG-1",
@@ -60,13 +62,6 @@ idempotency::ClaimRequest request(std::string token, Instant now, std::string ha
           .owner = "test",
           .now = now,
           .lease = 10s};
-}
-
-std::string target_of(const http::HttpRequest& request) {
-  for (const auto& [name, value] : request.headers) {
-    if (name == "x-amz-target") return value;
-  }
-  return {};
 }
 
 // Forwards to curl and rewrites what comes back, to reproduce what moto never does.

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/thread_annotations.hpp"
+#include "testing/scripted_transport.hpp"
 #include "testing/sqs_wiring.hpp"
 
 namespace ic::sqs {
