@@ -119,6 +119,17 @@ bench: release-build
 bench-smoke: release-build
 	$(VENV_PY) -m bench.report --smoke
 
+# Our consumer beside the Powertools and Spring reference designs on ElasticMQ + dynalite
+# (bench/compare/run.py; build/bench/compare/report.md; docs/performance.md, "Side by side with
+# the Powertools and Spring designs"). Not part of `make bench`: it needs what `make deps` does
+# not install (a JDK, the reference's own venv, the Spring jar's Maven dependencies), which
+# bench/compare/install.sh brings. COMPARE_ARGS passes options, e.g. COMPARE_ARGS='--charges 5000'.
+COMPARE_ARGS ?=
+.PHONY: bench-compare
+bench-compare: release-build
+	bench/compare/install.sh
+	$(VENV_PY) -m bench.compare.run $(COMPARE_ARGS)
+
 format:
 	git ls-files '*.cpp' '*.hpp' | xargs clang-format -i
 

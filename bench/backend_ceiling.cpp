@@ -5,7 +5,8 @@
 //   ReceiveMessage (10, long poll) -> per message: claim UpdateItem, complete UpdateItem
 //   -> DeleteMessageBatch of the received batch.
 // Its concurrency is shaped like the consumer's, only larger: --receivers long polls feed
-// --workers threads, each claiming and completing one message at a time, and the worker that
+// --workers threads, each claiming and completing one message at a time (each thread runs its
+// calls to their end on its own loop, event::run_blocking), and the worker that
 // completes a batch's last message deletes the batch. A receive's ten messages are thus claimed
 // in parallel, not one after another behind a slow receive. bench/report.py runs it at several
 // sizes and takes the fastest, so a rate that stops rising with concurrency shows the backend,
@@ -33,6 +34,7 @@
 #include "app/aws_stack.hpp"
 #include "core/thread_annotations.hpp"
 #include "core/time.hpp"
+#include "event/run_blocking.hpp"
 
 namespace {
 
@@ -81,8 +83,8 @@ class Drain {
         if (stop_) return;
       }
       // Stoppable, so that the process ends when the count is reached, not a poll later.
-      auto received = aws_.sqs().receive(options_.queue_url, ic::consumer::kMaxReceiveMessages, 1s,
-                                         stopping_.get_token());
+      auto received = ic::event::run_blocking(aws_.sqs().receive(
+          options_.queue_url, ic::consumer::kMaxReceiveMessages, 1s, stopping_.get_token()));
       if (!received) {
         ++errors_;
         continue;
@@ -125,18 +127,19 @@ class Drain {
  private:
   void process(const Work& work, const std::string& token) {
     const auto now = ic::real_clock().now();
-    auto claimed = store_.claim({.key = work.message_id,
-                                 .payload_hash = "bench",
-                                 .token = token,
-                                 .owner = "ceiling",
-                                 .now = now,
-                                 .lease = ic::Millis{60'000}});
-    if (!claimed ||
-        !store_.complete(work.message_id, token, {.status = "DEBITED", .result_ref = "DBT"}, now)) {
+    auto claimed = ic::event::run_blocking(store_.claim({.key = work.message_id,
+                                                         .payload_hash = "bench",
+                                                         .token = token,
+                                                         .owner = "ceiling",
+                                                         .now = now,
+                                                         .lease = ic::Millis{60'000}}));
+    if (!claimed || !ic::event::run_blocking(store_.complete(
+                        work.message_id, token, {.status = "DEBITED", .result_ref = "DBT"}, now))) {
       ++errors_;
     }
     if (--work.batch->pending > 0) return;
-    if (!aws_.sqs().delete_batch(options_.queue_url, work.batch->deletes)) ++errors_;
+    if (!ic::event::run_blocking(aws_.sqs().delete_batch(options_.queue_url, work.batch->deletes)))
+      ++errors_;
     const auto size = static_cast<long>(work.batch->deletes.size());
     const long before = done_.fetch_add(size);
     if (before < options_.messages && before + size >= options_.messages) {

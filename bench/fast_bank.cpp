@@ -14,19 +14,16 @@
 //
 //   ic_bench_fast_bank [--threads 2]   prints {"event":"listening","port":N} on stdout
 //   GET /v1/ledger -> {"stats":{"debits":N,"replays":R,"notifications":M}}
-#include <arpa/inet.h>
 #include <microhttpd.h>
-#include <netinet/in.h>
-#include <pthread.h>
 
 #include <CLI/CLI.hpp>
-#include <csignal>
-#include <iostream>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <unordered_set>
+
+#include "mhd_daemon.hpp"
 
 namespace {
 
@@ -116,38 +113,14 @@ int main(int argc, char** argv) {
   app.add_option("--threads", threads, "epoll threads")->check(CLI::Range(1U, 64U));
   CLI11_PARSE(app, argc, argv);
 
-  // Signals are taken by the main thread with sigwait; blocked before libmicrohttpd starts its
-  // threads, so every thread inherits the mask.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGTERM);
-  sigaddset(&stop_signals, SIGINT);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
-
   Ledger ledger;
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = 0;  // any free port, reported below
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  MHD_Daemon* daemon = MHD_start_daemon(
-      MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO, 0, nullptr, nullptr, &answer, &ledger,
-      MHD_OPTION_SOCK_ADDR, &address, MHD_OPTION_THREAD_POOL_SIZE, threads,
-      MHD_OPTION_CONNECTION_LIMIT, 4096U, MHD_OPTION_CONNECTION_TIMEOUT, 120U, MHD_OPTION_END);
-  if (daemon == nullptr) {
-    std::cerr << R"({"event":"start_failed"})"
-              << "\n";
-    return 2;
-  }
-  const MHD_DaemonInfo* info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
-  if (info == nullptr || info->port == 0) {
-    std::cerr << R"({"event":"bind_failed"})"
-              << "\n";
-    MHD_stop_daemon(daemon);
-    return 2;
-  }
-  std::cout << nlohmann::json{{"event", "listening"}, {"port", info->port}}.dump() << std::endl;
-  int signal = 0;
-  sigwait(&stop_signals, &signal);
-  MHD_stop_daemon(daemon);
-  return 0;
+  const MHD_OptionItem options[] = {
+      {MHD_OPTION_THREAD_POOL_SIZE, threads, nullptr},
+      {MHD_OPTION_CONNECTION_LIMIT, 4096, nullptr},
+      {MHD_OPTION_CONNECTION_TIMEOUT, 120, nullptr},
+  };
+  return ic::bench::serve_until_signalled({.flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_TURBO,
+                                           .answer = &answer,
+                                           .answer_cls = &ledger,
+                                           .options = options});
 }

@@ -1,12 +1,16 @@
 """make bench's latency-injected run: the capacity model of docs/performance.md, measured.
 
-The local emulators answer in about a millisecond; AWS takes 5-20 ms and a core-banking debit
+The local backends answer in about a millisecond; AWS takes 5-20 ms and a core-banking debit
 50-200 ms. Here every SQS, DynamoDB and bank request passes a bench/delay_proxy.cpp that adds
 that latency (with a tail), and one consumer drains fresh charges at several in-flight limits
-(WORKERS today: one thread per charge in flight). By Little's law a process completes at most
+(WORKERS: charges in flight on the consumer's event loop). By Little's law a process completes at most
 W / L charges a second, L being a charge's serial latency: claim and complete (two DynamoDB
 calls) plus debit and notify (two bank calls); receive and delete overlap. The run reports
 charges/s against that prediction, with CPU per charge and peak RSS at each limit.
+
+bench/report.py runs it on the fast+fast stack (bench/fast_aws/ as SQS and DynamoDB): the
+emulators cap the whole machine at about 600 charges/s, below what 256 and 1,024 in flight
+predict, so on them the sweep measured the emulators.
 """
 
 from __future__ import annotations
@@ -78,10 +82,10 @@ def run(st: "Stack", consumer_run: Any, smoke: bool) -> list[dict[str, Any]]:
     return rows
 
 
-def lines(rows: list[dict[str, Any]]) -> list[str]:
+def lines(rows: list[dict[str, Any]], backend: str) -> list[str]:
     if not rows:
         return []
-    out = ["", f"Latency-injected run (bench/latency_run.py): AWS {AWS.ms:.0f} ms ({AWS.tail_fraction:.0%} at {AWS.tail_ms:.0f} ms), "
+    out = ["", f"Latency-injected run (bench/latency_run.py, {backend}): AWS {AWS.ms:.0f} ms ({AWS.tail_fraction:.0%} at {AWS.tail_ms:.0f} ms), "
            "the bank as listed (2% at three times that); the model is in-flight ÷ "
            f"({AWS_CALLS} AWS + {BANK_CALLS} bank mean latencies):", "",
            "| bank | in flight | charges | model charges/s | measured charges/s | measured / model | CPU ms/charge | peak RSS MiB | threads |",

@@ -19,18 +19,25 @@ ceiling is measured first so it is known not to be the bottleneck):
              ceiling run and the consumer's drain: where the shared cores went.
 The full report alternates two more consumer drains with two more ceiling runs, because the
 emulators keep warming up, and compares the fastest of each.
-On the fast stack the floor too (bench/dependency_floor.cpp): the resident memory of the
-consumer's libraries alone and the CPU of bare libcurl exchanges, per charge.
-On the fast stack only (the one that can see the consumer): the latency-injected run
-(bench/latency_run.py: charges/s against the capacity model at 32, 256 and 1,024 in flight
-with AWS and bank latency added), start-to-ready on an empty queue,
-SIGTERM-to-exit while busy, scaling over WORKERS and consumer processes, memory at 10k charges
-(and 100k with --big), and instructions per charge from callgrind (two small runs under
-valgrind, the difference divided by the difference in charges, so start-up cancels out).
+On ElasticMQ + dynalite, the fastest emulator stack, the floor too (bench/dependency_floor.cpp):
+the resident memory of the consumer's libraries alone and the CPU of bare libcurl exchanges,
+per charge; and there only: start-to-ready on an empty queue, SIGTERM-to-exit while busy,
+scaling over WORKERS and consumer processes, memory at 10k charges (and 100k with --big),
+instructions per charge from callgrind (two small runs under valgrind, the difference divided by
+the difference in charges, so start-up cancels out), and the re-check run (bench/recheck_run.py:
+two consumers and the Python fake bank, its latency raised from 300 ms to 1.5 s while they run;
+how long after its original's final write a copy that arrived meanwhile is settled).
+On fast+fast (bench/fast_aws/ as SQS and DynamoDB: the bench's backend, not an emulator;
+the emulators cap the machine at about 600 charges/s) the same per-stack figures, then the runs
+that need more than the emulators give: the latency-injected run (bench/latency_run.py:
+charges/s against the capacity model at 32, 256 and 1,024 in flight with AWS and bank latency
+added) and the peak run (bench/peak_run.py: 1,150 charges/s offered with a 200 ms bank, the
+consumer at WORKERS=1024; the rate reached, its cores and peak RSS).
 
     .venv/bin/python -m bench.report [--smoke] [--big] [--build-dir build/release]
 
---smoke: tiny counts, fast stack only, no scaling or callgrind (CI, about 2 min).
+--smoke: tiny counts, ElasticMQ + dynalite and a small fast+fast drain (with one 32-in-flight
+latency drain) only, no scaling, callgrind or peak run (CI, about 2 min).
 """
 
 from __future__ import annotations
@@ -53,11 +60,11 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from bench import latency_run
+    from bench import latency_run, peak_run, recheck_run
     from bench.consumer_throughput import TICKS, cpu_seconds, depth
     from tools.local_stack import ProcessManager, json_event, line_matching, start_moto, wait_until
     from tools.local_stack.charge_recovery import Consumer, image_environment
-    from tools.local_stack.emulators import start_dynalite, start_elasticmq
+    from tools.local_stack.emulators import start_dynalite, start_elasticmq, start_fast_aws
     from tools.local_stack.paths import REPO_ROOT
 except ModuleNotFoundError as e:  # run by path: sys.path[0] is bench/, not the root
     if e.name not in ("tools", "bench"):
@@ -65,9 +72,13 @@ except ModuleNotFoundError as e:  # run by path: sys.path[0] is bench/, not the 
     raise SystemExit("run it from the repository root as `.venv/bin/python -m bench.report`") from e
 
 OUT = REPO_ROOT / "build" / "bench"
-# (label, SQS emulator, DynamoDB emulator)
-STACKS = [("moto+moto", "moto", "moto"), ("elasticmq+dynalite", "elasticmq", "dynalite"), ("elasticmq+moto", "elasticmq", "moto")]
+# (label, SQS backend, DynamoDB backend); "fast" is bench/fast_aws/, both on one process.
+STACKS = [("moto+moto", "moto", "moto"), ("elasticmq+dynalite", "elasticmq", "dynalite"), ("elasticmq+moto", "elasticmq", "moto"),
+          ("fast+fast", "fast", "fast")]
+# The fastest emulator stack: the floor, readiness, scaling, memory and callgrind run there.
 FAST = "elasticmq+dynalite"
+# The bench's own backend: the latency-injected and peak runs, which the emulators would cap.
+FAST_AWS = "fast+fast"
 
 
 def status_kb(pid: int, field: str) -> int:
@@ -210,13 +221,15 @@ def stack(label: str, sqs_kind: str, dynamodb_kind: str, build: Path) -> Iterato
     manager = ProcessManager(OUT / "logs" / label)
     try:
         servers: dict[str, Any] = {}
+        starters = {"moto": start_moto, "elasticmq": start_elasticmq, "dynalite": start_dynalite,
+                    "fast": lambda m: start_fast_aws(m, build)}
         for kind in {sqs_kind, dynamodb_kind}:
-            servers[kind] = {"moto": start_moto, "elasticmq": start_elasticmq, "dynalite": start_dynalite}[kind](manager)
+            servers[kind] = starters[kind](manager)
         bank = manager.start("fast-bank", [str(build / "bench/ic_bench_fast_bank")], ready=json_event("listening"))
         env = {**servers[sqs_kind].env(), "AWS_ENDPOINT_URL_SQS": servers[sqs_kind].endpoint_url,
                "AWS_ENDPOINT_URL_DYNAMODB": servers[dynamodb_kind].endpoint_url}
         env.pop("AWS_ENDPOINT_URL")
-        roles = {"SQS": sqs_kind} if sqs_kind == dynamodb_kind else {"SQS": sqs_kind, "DynamoDB": dynamodb_kind}
+        roles = {"SQS+DynamoDB": sqs_kind} if sqs_kind == dynamodb_kind else {"SQS": sqs_kind, "DynamoDB": dynamodb_kind}
         groups = {f"{role} {kind}": servers[kind].process.pid for role, kind in roles.items()}
         groups["bank"] = bank.pid
         yield Stack(label, build, manager, env, f"http://127.0.0.1:{bank.ready_info['port']}", groups)
@@ -379,21 +392,25 @@ FLOOR_SHAPES = {"aws": ("1000", "6", "450"), "bank": ("300", "3", "120")}
 
 def dependency_floor(st: Stack) -> dict[str, Any]:
     """The floor under the consumer's figures: the resident memory of its libraries alone,
-    initialised (with the image's environment), and the CPU of bare blocking libcurl exchanges
-    against the fast bank, 32 threads (floor_lines scales them by the consumer's exchanges per
-    charge). Measured before anything else runs on the stack, so nothing competes with it."""
+    initialised (with the image's environment), and the CPU of bare libcurl exchanges against
+    the fast bank, 32 in flight, both ways: blocking on 32 threads (the threaded transport) and
+    on one epoll thread through curl's multi_socket API (the event-driven transport); floor_lines
+    scales them by the consumer's exchanges per charge. Measured before anything else runs on
+    the stack, so nothing competes with it."""
     tool = str(st.build / "bench/ic_bench_dependency_floor")
     env = {**os.environ, **image_environment()}
     memory = json.loads(subprocess.run([tool, "memory"], env=env, capture_output=True, text=True, timeout=60, check=True).stdout)
-    shapes = {}
-    for name, (body, headers, header_bytes) in FLOOR_SHAPES.items():
-        out = subprocess.run([tool, "exchanges", "--url", st.bank_url + "/v1/notifications", "--threads", "32", "--requests", "2000",
-                              "--body-bytes", body, "--headers", headers, "--header-bytes", header_bytes],
-                             env=env, capture_output=True, text=True, timeout=300)
-        if out.returncode != 0:
-            raise RuntimeError(f"dependency_floor exchanges exited {out.returncode}: {out.stderr[-2000:]}")
-        shapes[name] = json.loads(out.stdout)
-    return {"memoryKiB": memory, "exchanges": shapes}
+    transports: dict[str, dict[str, Any]] = {}
+    for transport, flags in (("blocking", []), ("eventLoop", ["--event-loop"])):
+        shapes = transports.setdefault(transport, {})
+        for name, (body, headers, header_bytes) in FLOOR_SHAPES.items():
+            out = subprocess.run([tool, "exchanges", "--url", st.bank_url + "/v1/notifications", "--threads", "32", "--requests", "2000",
+                                  "--body-bytes", body, "--headers", headers, "--header-bytes", header_bytes, *flags],
+                                 env=env, capture_output=True, text=True, timeout=300)
+            if out.returncode != 0:
+                raise RuntimeError(f"dependency_floor exchanges exited {out.returncode}: {out.stderr[-2000:]}")
+            shapes[name] = json.loads(out.stdout)
+    return {"memoryKiB": memory, "exchanges": transports["eventLoop"], "blockingExchanges": transports["blocking"]}
 
 
 def plots(results: dict[str, Any]) -> list[str]:
@@ -491,19 +508,26 @@ def floor_lines(results: dict[str, Any]) -> list[str]:
     consumer = results["stacks"].get(FAST, {}).get("consumer")
     if not floor or not consumer:
         return []
-    mem, aws, bank = floor["memoryKiB"], floor["exchanges"]["aws"], floor["exchanges"]["bank"]
+    mem = floor["memoryKiB"]
     # The consumer's exchanges per fresh charge: its AWS requests and the two bank calls.
     aws_requests = sum(consumer["requestsPerCharge"].values())
-    per_charge = (aws_requests * aws["cpuUsPerExchange"] + 2 * bank["cpuUsPerExchange"]) / 1000
-    return ["", "The floor under the consumer's figures (bench/dependency_floor.cpp, no consumer code):", "",
-            f"- resident memory of the consumer's shared libraries alone, initialised as its start-up initialises them, one thread: "
-            f"{mem['rssKiB'] / 1024:.1f} MiB (anonymous {mem['anonymousKiB'] / 1024:.1f} + file-backed {mem['fileKiB'] / 1024:.1f}); "
-            f"the consumer's peak: {consumer['peakRssMiB']:.1f} MiB",
-            f"- CPU per bare blocking libcurl exchange (32 threads, kept-alive, against the fast bank): "
-            f"{aws['cpuUsPerExchange']:.1f} µs AWS-sized ({aws['userUsPerExchange']:.1f} µs user, "
-            f"{aws['contextSwitchesPerExchange']:.2f} context switches), {bank['cpuUsPerExchange']:.1f} µs bank-sized; "
-            f"× {aws_requests + 2:.2f} exchanges per charge = {per_charge:.3f} ms per charge, "
-            f"against the consumer's {consumer['cpuMsPerCharge']:.3f} ms"]
+    lines = ["", "The floor under the consumer's figures (bench/dependency_floor.cpp, no consumer code):", "",
+             f"- resident memory of the consumer's shared libraries alone, initialised as its start-up initialises them, one thread: "
+             f"{mem['rssKiB'] / 1024:.1f} MiB (anonymous {mem['anonymousKiB'] / 1024:.1f} + file-backed {mem['fileKiB'] / 1024:.1f}); "
+             f"the consumer's peak: {consumer['peakRssMiB']:.1f} MiB"]
+    for what, shapes in (("on one epoll thread through curl's multi_socket API, 32 in flight (the event-driven transport's way)",
+                          floor["exchanges"]),
+                         ("blocking, 32 threads (the threaded transport's way)", floor.get("blockingExchanges"))):
+        if not shapes:
+            continue
+        aws, bank = shapes["aws"], shapes["bank"]
+        per_charge = (aws_requests * aws["cpuUsPerExchange"] + 2 * bank["cpuUsPerExchange"]) / 1000
+        lines.append(f"- CPU per bare libcurl exchange {what}, kept-alive, against the fast bank: "
+                     f"{aws['cpuUsPerExchange']:.1f} µs AWS-sized ({aws['userUsPerExchange']:.1f} µs user, "
+                     f"{aws['contextSwitchesPerExchange']:.2f} context switches), {bank['cpuUsPerExchange']:.1f} µs bank-sized; "
+                     f"× {aws_requests + 2:.2f} exchanges per charge = {per_charge:.3f} ms per charge, "
+                     f"against the consumer's {consumer['cpuMsPerCharge']:.3f} ms ({consumer['cpuMsPerCharge'] / per_charge:.1f}×)")
+    return lines
 
 
 def markdown(results: dict[str, Any], images: list[str]) -> str:
@@ -538,7 +562,8 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
                  f" (consumer drains: {', '.join(f'{rate:.0f}' for rate in row['consumerDrains'])} charges/s)"
                  if row.get("ceilingAfter") else "")
               for label, row in results["stacks"].items() if "ceilingRuns" in row]
-    lines += cpu_budget_lines(results) + floor_lines(results) + latency_run.lines(results.get("latency", []))
+    lines += cpu_budget_lines(results) + floor_lines(results) + latency_run.lines(results.get("latency", []), FAST_AWS)
+    lines += peak_run.lines(results.get("peak"), FAST_AWS)
     lines += ["", "Resident memory of the consumer when its drains are done (/proc/<pid>/smaps, MiB):", ""]
     lines += [f"- {label}: {memory_text(row['consumer']['memory'])}" for label, row in results["stacks"].items() if "consumer" in row]
     fast = results.get("fastOnly", {})
@@ -558,6 +583,7 @@ def markdown(results: dict[str, Any], images: list[str]) -> str:
             lines += ["", f"Scaling over {key} ({FAST}, {rows[0]['charges']} charges):", "",
                       f"| {key} | charges/s | CPU ms/charge | peak RSS MiB (max per process) |", "|---:|---:|---:|---:|"]
             lines += [f"| {r[key]} | {r['chargesPerSecond']:.0f} | {r['cpuMsPerCharge']:.3f} | {r['peakRssMiB']:.1f} |" for r in rows]
+    lines += recheck_run.lines(results.get("recheck"), FAST)
     lines += [""] + [f"![{image}]({image})" for image in images] + ["", f"Wall time of this run: {results['wallSeconds']:.0f} s", ""]
     return "\n".join(lines)
 
@@ -572,10 +598,12 @@ def measure_stack(args: argparse.Namespace, results: dict[str, Any], row: dict[s
         # Warm-up (the JVM's JIT, dynalite's, connection pools): not reported. The emulators keep
         # warming after it, so the full report alternates further ceiling runs with consumer
         # drains below and the fastest of each counts. (The smoke skips them: CI has no time to
-        # spare.)
-        ceiling(st, min(n, 200 if args.smoke else 1000), *SMOKE_CEILING_SIZES[0])
+        # spare.) fast_aws has no JIT to warm, and its smoke drain is a sanity check: no warm-up,
+        # no idle stretch.
+        if label != FAST_AWS:
+            ceiling(st, min(n, 200 if args.smoke else 1000), *SMOKE_CEILING_SIZES[0])
         row["ceilingRuns"] = [ceiling(st, n, r, w) for r, w in (SMOKE_CEILING_SIZES if args.smoke else CEILING_SIZES)]
-        row["consumer"] = consumer_run(st, n, idle_seconds=5 if args.smoke else 30)
+        row["consumer"] = consumer_run(st, n, idle_seconds=30 if not args.smoke else 0 if label == FAST_AWS else 5)
         drains = [row["consumer"]["chargesPerSecond"]]
         if not args.smoke:
             # The emulators keep warming up run after run, so one consumer drain set against the
@@ -592,10 +620,15 @@ def measure_stack(args: argparse.Namespace, results: dict[str, Any], row: dict[s
         print(f"{label}: consumer {row['consumerBest']:.0f} charges/s = "
               f"{row['consumerBest'] / row['ceiling']['messagesPerSecond']:.2f} of the ceiling "
               f"({row['ceiling']['messagesPerSecond']:.0f} msg/s)", flush=True)
+        if label == FAST_AWS:
+            results["latency"] = latency_run.run(st, consumer_run, args.smoke)
+            if not args.smoke:
+                results["peak"] = peak_run.run(st, args.peak_seconds, group_cpu_seconds, status_kb)
+                print(json.dumps({"peak": results["peak"]}), flush=True)
+            return
         if label != FAST:
             return
         results["fastOnly"].update(ready_and_busy_stop(st, n))
-        results["latency"] = latency_run.run(st, consumer_run, args.smoke)
         if args.smoke:
             return
         scale_n = min(2000, n)
@@ -606,16 +639,18 @@ def measure_stack(args: argparse.Namespace, results: dict[str, Any], row: dict[s
         small, large = args.callgrind
         results["fastOnly"]["instructionsPerCharge"] = callgrind_ir_per_charge(st, small, large)
         results["fastOnly"]["callgrindRuns"] = f"runs of {small} and {large} charges"
+        results["recheck"] = recheck_run.run(st)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--smoke", action="store_true", help="tiny counts, fast stack only")
+    parser.add_argument("--smoke", action="store_true", help="tiny counts, ElasticMQ + dynalite and a fast+fast sanity drain only")
     parser.add_argument("--big", action="store_true", help="also measure memory at 100k charges")
     parser.add_argument("--charges", type=int, help="fresh charges per stack run (default 3000, moto 600)")
     parser.add_argument("--memory-charges", type=int, default=10_000, help="the memory run's charges (--big adds 100k)")
     parser.add_argument("--callgrind", type=int, nargs=2, default=(100, 300), metavar=("SMALL", "LARGE"),
                         help="charges of the two callgrind runs")
+    parser.add_argument("--peak-seconds", type=float, default=30.0, help="how long the peak run offers 1,150 charges/s")
     parser.add_argument("--stacks", nargs="+", choices=[label for label, _, _ in STACKS], help="only these stacks (default: all)")
     parser.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build" / "release")
     args = parser.parse_args()
@@ -632,7 +667,7 @@ def main() -> int:
     }
     for label, sqs_kind, dynamodb_kind in STACKS:
         n = n_fast if label != "moto+moto" else n_moto
-        if n == 0 or (args.smoke and label != FAST) or (args.stacks and label not in args.stacks):
+        if n == 0 or (args.smoke and label not in (FAST, FAST_AWS)) or (args.stacks and label not in args.stacks):
             continue
         print(f"== {label}", flush=True)
         row: dict[str, Any] = {}

@@ -66,14 +66,15 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       break;
     case 4: {
       auto transport = ic::fuzz::scripted(input);
-      ic::aws::ImdsCredentialsProvider imds(lookup({}), transport);
+      ic::aws::ImdsCredentialsProvider imds(lookup({}), transport.blocking());
       check(imds.credentials());
       break;
     }
     case 5: {
       auto transport = ic::fuzz::scripted(input);
       ic::aws::ContainerCredentialsProvider container(
-          lookup({{"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/x"}}), transport);
+          lookup({{"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/x"}}),
+          transport.blocking());
       check(container.credentials());
       break;
     }
@@ -85,7 +86,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       ic::aws::ContainerCredentialsProvider container(
           lookup({{"AWS_CONTAINER_CREDENTIALS_FULL_URI", uri},
                   {"AWS_CONTAINER_AUTHORIZATION_TOKEN", token}}),
-          transport);
+          transport.blocking());
       check(container.credentials());
       break;
     }
@@ -96,7 +97,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       const auto chain = ic::aws::make_default_credentials_chain(
           lookup({{"AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", "/v2/credentials/x"},
                   {"AWS_EC2_METADATA_DISABLED", "true"}}),
-          transport, clock);
+          transport.blocking(), clock);
       check(chain->credentials());
       check(chain->credentials());
       break;

@@ -4,6 +4,7 @@
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
 #include "aws_client_support.hpp"
+#include "event/run_blocking.hpp"
 
 namespace {
 
@@ -23,12 +24,12 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
   const ic::Instant now = aws.clock.now();
   switch (choice % 7) {
     case 0: {
-      const auto claim = store.claim({.key = "CHG-1",
-                                      .payload_hash = "h",
-                                      .token = "t",
-                                      .owner = "w",
-                                      .now = now,
-                                      .lease = 60s});
+      const auto claim = ic::event::run_blocking(store.claim({.key = "CHG-1",
+                                                              .payload_hash = "h",
+                                                              .token = "t",
+                                                              .owner = "w",
+                                                              .now = now,
+                                                              .lease = 60s}));
       check(claim);
       if (claim && claim->outcome == ic::idempotency::ClaimOutcome::Acquired) {
         FUZZ_CHECK(!claim->record.key.empty());
@@ -36,19 +37,21 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       break;
     }
     case 1:
-      check(store.complete("CHG-1", "t", {.status = "DEBITED", .result_ref = "d"}, now));
+      check(ic::event::run_blocking(
+          store.complete("CHG-1", "t", {.status = "DEBITED", .result_ref = "d"}, now)));
       break;
     case 2:
-      check(store.fail("CHG-1", "t", {.status = "FAILED_PERMANENT", .reason = "R"}, now));
+      check(ic::event::run_blocking(
+          store.fail("CHG-1", "t", {.status = "FAILED_PERMANENT", .reason = "R"}, now)));
       break;
     case 3:
-      check(store.extend("CHG-1", "t", now + 60s));
+      check(ic::event::run_blocking(store.extend("CHG-1", "t", now + 60s)));
       break;
     case 4:
-      check(store.release("CHG-1", "t"));
+      check(ic::event::run_blocking(store.release("CHG-1", "t")));
       break;
     case 5:
-      check(store.get("CHG-1"));
+      check(ic::event::run_blocking(store.get("CHG-1")));
       break;
     default: {
       ic::testing::NoSleep no_sleep;

@@ -5,6 +5,7 @@
 
 #include "adapters/sqs/sqs_client.hpp"
 #include "aws_client_support.hpp"
+#include "event/run_blocking.hpp"
 
 namespace {
 
@@ -30,7 +31,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
   const std::array<ic::sqs::OutgoingMessage, 2> outgoing{{{.body = "a"}, {.body = "b"}}};
   switch (choice % 8) {
     case 0: {
-      const auto messages = sqs.receive(kQueue, 10, 1s);
+      const auto messages = ic::event::run_blocking(sqs.receive(kQueue, 10, 1s));
       check(messages);
       if (messages) {
         for (const auto& message : *messages) {
@@ -40,34 +41,35 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       break;
     }
     case 1: {
-      const auto result = sqs.delete_batch(kQueue, deletes);
+      const auto result = ic::event::run_blocking(sqs.delete_batch(kQueue, deletes));
       check(result);
       if (result) FUZZ_CHECK(result->size() == deletes.size());
       break;
     }
     case 2: {
-      const auto result = sqs.change_visibility_batch(kQueue, visibility);
+      const auto result = ic::event::run_blocking(sqs.change_visibility_batch(kQueue, visibility));
       check(result);
       if (result) FUZZ_CHECK(result->size() == visibility.size());
       break;
     }
     case 3:
-      check(sqs.send(kQueue, {.body = "b", .attributes = {{"a", {"String", "v"}}}}));
+      check(ic::event::run_blocking(
+          sqs.send(kQueue, {.body = "b", .attributes = {{"a", {"String", "v"}}}})));
       break;
     case 4: {
-      const auto result = sqs.send_batch(kQueue, outgoing);
+      const auto result = ic::event::run_blocking(sqs.send_batch(kQueue, outgoing));
       check(result);
       if (result) FUZZ_CHECK(result->size() == outgoing.size());
       break;
     }
     case 5:
-      check(sqs.get_queue_url("charge-due"));
+      check(ic::event::run_blocking(sqs.get_queue_url("charge-due")));
       break;
     case 6:
-      check(sqs.create_queue("charge-due", {{"VisibilityTimeout", "60"}}));
+      check(ic::event::run_blocking(sqs.create_queue("charge-due", {{"VisibilityTimeout", "60"}})));
       break;
     default:
-      check(sqs.get_queue_attributes(kQueue, {}));
+      check(ic::event::run_blocking(sqs.get_queue_attributes(kQueue, {})));
       break;
   }
   return 0;

@@ -41,7 +41,8 @@ AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
     // One transport for every AWS call, credentials included, so AWS_CA_BUNDLE verifies them
     // all as it does in the SDKs.
     : transport_(http::TlsClientFiles{.ca_file = settings.ca_bundle}),
-      credentials_(aws::make_default_credentials_chain(env, transport_)),
+      blocking_transport_(transport_),
+      credentials_(aws::make_default_credentials_chain(env, blocking_transport_)),
       dynamodb_(dynamodb_config(settings, kDynamoDbTimeouts), transport_, *credentials_, retry_,
                 {.observer = observer}),
       sqs_json_(sqs_config(settings, kSqsTimeouts), transport_, *credentials_, retry_,

@@ -1,6 +1,7 @@
-// The AWS plumbing every subcommand shares, built once from the settings: one HTTP transport,
-// the default credential chain, one retry policy (one retry quota, as the SDKs share it) and
-// the JSON clients for DynamoDB and SQS.
+// The AWS plumbing every subcommand shares, built once from the settings: one HTTP transport
+// (asynchronous for the JSON clients, a blocking view of it for the credential providers'
+// fetches), the default credential chain, one retry policy (one retry quota, as the SDKs share
+// it) and the JSON clients for DynamoDB and SQS.
 #pragma once
 
 #include <chrono>
@@ -18,6 +19,7 @@
 namespace ic::app {
 
 // Ownership: owns everything it builds; members reference each other, so it never moves.
+// Thread-safety: the clients' (their tasks run on the loop of whoever awaits them).
 class AwsStack {
  public:
   AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
@@ -34,11 +36,13 @@ class AwsStack {
 
   // Which provider of the chain answers ("environment", "web-identity", "profile", "container",
   // "imds"), or "none: <code>" when none does. It fetches the credentials once, as the first
-  // call would anyway (then they are cached); never prints a key.
+  // call would anyway (then they are cached), blocking this thread for the fetch; never prints
+  // a key.
   [[nodiscard]] std::string credential_source();
 
  private:
-  http::CurlHttpTransport transport_;
+  http::CurlTransport transport_;
+  http::BlockingTransport blocking_transport_;
   std::unique_ptr<aws::CredentialsChain> credentials_;
   aws::RetryPolicy retry_;
   aws::JsonClient dynamodb_;

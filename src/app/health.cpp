@@ -4,6 +4,8 @@
 #include <functional>
 #include <utility>
 
+#include "event/run_blocking.hpp"
+
 namespace ic::app {
 namespace {
 
@@ -25,7 +27,7 @@ observability::Probe queue_probe(std::string dependency, std::string_view label,
   return {std::move(dependency),
           [&sqs, &telemetry, label, url = std::move(url),
            first = std::move(on_first_answer)]() mutable -> std::expected<void, Error> {
-            auto health = sqs::read_queue_health(sqs, url);
+            auto health = event::run_blocking(sqs::read_queue_health(sqs, url));
             if (!health) return std::unexpected(health.error());
             telemetry.queue_depth(label, health->depth);
             if (first) std::exchange(first, nullptr)(health->settings);
@@ -82,7 +84,7 @@ std::vector<observability::Probe> run_probes(const ProbeTargets& t) {
   probes.push_back(queue_probe("queue", "source", t.sqs, t.queue_url, t.telemetry, check_settings));
   probes.push_back(queue_probe("dlq", "dlq", t.sqs, t.dlq_url, t.telemetry, nullptr));
   probes.push_back({"table", [&store = t.store]() -> std::expected<void, Error> {
-                      auto record = store.get(kProbeKey);
+                      auto record = event::run_blocking(store.get(kProbeKey));
                       if (!record) return std::unexpected(record.error());
                       return {};
                     }});

@@ -48,7 +48,8 @@ struct ProbeTargets {
 
 // Queue probes export the depth; the first answer of the source queue is checked with
 // check_queue_settings. The table is probed with a strongly consistent GetItem of a key no
-// charge can have: the same permission and path as the claims' own reads.
+// charge can have: the same permission and path as the claims' own reads. Each probe blocks the
+// prober's thread for its call (event::run_blocking, on that thread's own loop).
 [[nodiscard]] std::vector<observability::Probe> run_probes(const ProbeTargets& targets);
 
 // The readiness of `run`, wired: fed by the telemetry, probed over the stack's probe clients,

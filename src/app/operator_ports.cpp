@@ -3,6 +3,8 @@
 #include <charconv>
 #include <iostream>
 
+#include "event/run_blocking.hpp"
+
 namespace ic::app {
 
 void StdConsole::result(std::string_view line) {
@@ -15,11 +17,13 @@ void StdConsole::note(std::string_view line) {
 
 std::expected<std::string, Error> SqsSourceQueue::send(
     std::string_view body, const consumer::MessageAttributes& attributes) {
-  return client_.send(url_, {.body = std::string(body), .attributes = attributes});
+  return event::run_blocking(
+      client_.send(url_, {.body = std::string(body), .attributes = attributes}));
 }
 
 std::expected<std::size_t, Error> SqsDeadLetterQueue::visible_depth() {
-  auto attributes = client_.get_queue_attributes(url_, {"ApproximateNumberOfMessages"});
+  auto attributes =
+      event::run_blocking(client_.get_queue_attributes(url_, {"ApproximateNumberOfMessages"}));
   if (!attributes) return std::unexpected(attributes.error());
   auto it = attributes->find("ApproximateNumberOfMessages");
   std::size_t depth = 0;
@@ -35,17 +39,17 @@ std::expected<std::size_t, Error> SqsDeadLetterQueue::visible_depth() {
 
 std::expected<std::vector<consumer::Message>, Error> SqsDeadLetterQueue::receive(
     int max_messages, std::chrono::seconds wait) {
-  return client_.receive(url_, max_messages, wait);
+  return event::run_blocking(client_.receive(url_, max_messages, wait));
 }
 
 std::expected<consumer::BatchResult, Error> SqsDeadLetterQueue::delete_batch(
     std::span<const consumer::DeleteEntry> entries) {
-  return client_.delete_batch(url_, entries);
+  return event::run_blocking(client_.delete_batch(url_, entries));
 }
 
 std::expected<consumer::BatchResult, Error> SqsDeadLetterQueue::change_visibility_batch(
     std::span<const consumer::VisibilityEntry> entries) {
-  return client_.change_visibility_batch(url_, entries);
+  return event::run_blocking(client_.change_visibility_batch(url_, entries));
 }
 
 }  // namespace ic::app

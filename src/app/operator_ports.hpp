@@ -1,5 +1,6 @@
 // The operator commands' ports bound for the process: the console is stdout/stderr, and the
-// queues are SQS queues named by URL.
+// queues are SQS queues named by URL. The operator ports are blocking: each call runs the SQS
+// client's task to its end on the calling thread (event::run_blocking).
 #pragma once
 
 #include <string>

@@ -20,31 +20,31 @@ BankPacer::BankPacer(domain::AccountDebitPort& bank, AimdLimit& limit, TokenBuck
       waiter_(waiter),
       observer_(observer) {}
 
-domain::DebitResult BankPacer::debit(const domain::Charge& charge,
-                                     std::string_view idempotency_key) {
+Task<domain::DebitResult> BankPacer::debit(const domain::Charge& charge,
+                                           std::string_view idempotency_key) {
   while (!limit_.try_acquire()) {
-    if (!waiter_.wait_until(clock_.now() + kSlotSlice)) {
-      return domain::DebitUnavailable{"stopping: debit not sent"};
-    }
+    const bool waited = co_await waiter_.wait_until(clock_.now() + kSlotSlice);
+    if (!waited) co_return domain::DebitUnavailable{"stopping: debit not sent"};
   }
   report();
   if (bucket_ != nullptr) {
     for (Millis wait = bucket_->try_take(); wait > Millis{0}; wait = bucket_->try_take()) {
-      if (!waiter_.wait_until(clock_.now() + wait)) {
+      const bool waited = co_await waiter_.wait_until(clock_.now() + wait);
+      if (!waited) {
         limit_.release(Millis{0}, false);
         waiter_.notify_all();
         report();
-        return domain::DebitUnavailable{"stopping: debit not sent"};
+        co_return domain::DebitUnavailable{"stopping: debit not sent"};
       }
     }
   }
   const Instant started = clock_.now();
-  domain::DebitResult result = bank_.debit(charge, idempotency_key);
+  domain::DebitResult result = co_await bank_.debit(charge, idempotency_key);
   const bool failed = std::holds_alternative<domain::DebitUnavailable>(result);
   limit_.release(clock_.now() - started, failed);
   waiter_.notify_all();
   report();
-  return result;
+  co_return result;
 }
 
 void BankPacer::report() {

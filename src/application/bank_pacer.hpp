@@ -21,15 +21,16 @@ class PacerObserver {
   virtual void on_bank_limit(int /*limit*/, int /*in_flight*/) {}
 };
 
-// Thread-safety: debit() is called from every worker. Ownership: everything is borrowed.
+// Thread-safety: debit() tasks run on the loop's thread, many at once. Ownership: everything is
+// borrowed.
 class BankPacer final : public domain::AccountDebitPort {
  public:
   BankPacer(domain::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
             const Clock& clock, HoldWaiter& waiter, PacerObserver* observer = nullptr);
 
   // A stop while waiting answers DebitUnavailable without calling the bank.
-  [[nodiscard]] domain::DebitResult debit(const domain::Charge& charge,
-                                          std::string_view idempotency_key) override;
+  [[nodiscard]] Task<domain::DebitResult> debit(const domain::Charge& charge,
+                                                std::string_view idempotency_key) override;
 
  private:
   void report();

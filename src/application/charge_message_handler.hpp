@@ -11,13 +11,13 @@
 
 namespace ic::application {
 
-// Thread-safety: as the service it wraps (handle() runs on every worker concurrently).
+// Thread-safety: as the service it wraps (handle() tasks on the consumer's loop, many at once).
 class ChargeMessageHandler {
  public:
   explicit ChargeMessageHandler(ChargeRecoveryService& service) : service_(service) {}
 
-  [[nodiscard]] consumer::Disposition handle(std::string_view body, int receive_count,
-                                             consumer::LeaseHeartbeat& heartbeat) const;
+  [[nodiscard]] Task<consumer::Disposition> handle(std::string_view body, int receive_count,
+                                                   consumer::LeaseHeartbeat& heartbeat) const;
 
  private:
   ChargeRecoveryService& service_;

@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "core/backoff.hpp"
-#include "core/overloaded.hpp"
 #include "domain/charge_status.hpp"
 
 namespace ic::application {
@@ -26,22 +25,6 @@ using idempotency::ClaimOutcome;
 using idempotency::StoreOperation;
 using idempotency::WriteOutcome;
 
-// Stops the heartbeat on every path out of the effect, before the final write.
-class HeartbeatScope {
- public:
-  explicit HeartbeatScope(consumer::LeaseHeartbeat& heartbeat) : heartbeat_(heartbeat) {}
-  HeartbeatScope(const HeartbeatScope&) = delete;
-  HeartbeatScope& operator=(const HeartbeatScope&) = delete;
-  ~HeartbeatScope() { stop(); }
-  void stop() {
-    if (std::exchange(running_, false)) heartbeat_.stop();
-  }
-
- private:
-  consumer::LeaseHeartbeat& heartbeat_;
-  bool running_ = true;
-};
-
 // The circuit's reading of an outcome: a failure is the dependency not answering usefully; an
 // answer, even a refusal, is a success (docs/design.md §3).
 CallOutcome store_outcome(const Error& error) {
@@ -61,10 +44,11 @@ std::optional<Millis> retry_after_of(const domain::DebitResult& debit) {
   return std::nullopt;
 }
 
-// Keeps only the message's visibility alive while no claim is held (a store probe's message):
-// there is no claim to extend, so every tick counts as extended.
-consumer::ClaimExtension no_claim() {
-  return consumer::ClaimExtension::Extended;
+// Keeps only the message's visibility alive while no claim is held (a store probe's message,
+// a copy waiting for its local holder): there is no claim to extend, so every tick counts as
+// extended.
+Task<consumer::ClaimExtension> no_claim() {
+  co_return consumer::ClaimExtension::Extended;
 }
 
 DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge& charge) {
@@ -77,7 +61,8 @@ ChargeRecoveryService::ChargeRecoveryService(idempotency::IdempotencyStore& stor
                                              domain::AccountDebitPort& bank,
                                              domain::NotificationPort& notifier, const Clock& clock,
                                              domain::TokenSource& tokens, ChargeObserver& observer,
-                                             ServiceConfig config, DependencyCircuits* circuits)
+                                             HoldWaiter& waiter, ServiceConfig config,
+                                             DependencyCircuits* circuits)
     : store_(store),
       bank_(bank),
       notifier_(notifier),
@@ -86,40 +71,46 @@ ChargeRecoveryService::ChargeRecoveryService(idempotency::IdempotencyStore& stor
       observer_(observer),
       config_(std::move(config)),
       circuits_(circuits),
-      local_holds_(clock) {}
+      local_holds_(clock, waiter) {}
 
 Millis ChargeRecoveryService::transient_backoff(int receive_count) const {
   return backoff_delay(receive_count - 1, config_.retry_base, config_.retry_cap, Jitter::None);
 }
 
-Disposition ChargeRecoveryService::handle(const Delivery& delivery,
-                                          consumer::LeaseHeartbeat& heartbeat) {
-  Permits permits;
-  if (auto wait = admit(permits)) return *wait;
+Task<Disposition> ChargeRecoveryService::handle(const Delivery& delivery,
+                                                consumer::LeaseHeartbeat& heartbeat) {
   const Claim claim{delivery.charge, config_.key_prefix + delivery.charge.id.value(),
                     tokens_.next()};
+  // A copy of a charge this process is handling asks the store nothing: it waits here.
+  if (auto holder = local_holds_.live_token(claim.key, delivery.payload_hash)) {
+    auto settled = co_await settle_locally(delivery, claim, std::move(*holder), heartbeat);
+    if (settled) co_return std::move(*settled);
+  }
+  Permits permits;
+  if (auto wait = admit(permits)) co_return std::move(*wait);
   const Instant claimed_at = clock_.now();
-  auto result = claim_once(delivery, claim, claimed_at);
+  auto result = co_await claim_once(delivery, claim, claimed_at);
   record_store(permits.store, result);
   if (!result) {
     observer_.store_failed(delivery.charge, StoreOperation::Claim, result.error());
     if (permits.store.admission != Admission::Probe || !result.error().retryable()) {
       abandon(permits.debit, Dependency::Debit);
-      return RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"};
+      co_return RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"};
     }
-    auto held = hold_store_probe(delivery, claim, permits, heartbeat);
-    if (!held) return held.error();
+    auto held = co_await hold_store_probe(delivery, claim, permits, heartbeat);
+    if (!held) co_return std::move(held.error());
     result = std::move(*held);
   }
   observer_.claim_decided(delivery.charge, *result);
   if (result->outcome != ClaimOutcome::Acquired) {
     abandon(permits.debit, Dependency::Debit);
-    return on_refusal(delivery, claim, *result, heartbeat);
+    co_return co_await on_refusal(delivery, claim, *result, heartbeat);
   }
-  LocalHolds::Hold hold = local_holds_.hold(claim.key, claim.token);
-  Disposition disposition = run_effect(delivery, claim, heartbeat, permits, hold);
+  LocalHolds::Hold hold =
+      local_holds_.hold(claim.key, claim.token, std::string(delivery.payload_hash));
+  Disposition disposition = co_await run_effect(delivery, claim, heartbeat, permits, hold);
   effect_durations_.record(clock_.now() - claimed_at);
-  return disposition;
+  co_return disposition;
 }
 
 std::optional<Disposition> ChargeRecoveryService::admit(Permits& permits) {
@@ -143,48 +134,56 @@ std::optional<Disposition> ChargeRecoveryService::admit(Permits& permits) {
   return std::nullopt;
 }
 
-std::expected<idempotency::ClaimResult, Error> ChargeRecoveryService::claim_once(
-    const Delivery& delivery, const Claim& claim, Instant at) {
-  return store_.claim({.key = claim.key,
-                       .payload_hash = std::string(delivery.payload_hash),
-                       .token = claim.token,
-                       .owner = config_.owner,
-                       .now = at,
-                       .lease = config_.lease});
+Task<idempotency::ClaimReply> ChargeRecoveryService::claim_once(const Delivery& delivery,
+                                                                const Claim& claim, Instant at) {
+  const idempotency::ClaimRequest request{.key = claim.key,
+                                          .payload_hash = std::string(delivery.payload_hash),
+                                          .token = claim.token,
+                                          .owner = config_.owner,
+                                          .now = at,
+                                          .lease = config_.lease};
+  co_return co_await store_.claim(request);
 }
 
-std::expected<idempotency::ClaimResult, Disposition> ChargeRecoveryService::hold_store_probe(
+Task<std::expected<idempotency::ClaimResult, Disposition>> ChargeRecoveryService::hold_store_probe(
     const Delivery& delivery, const Claim& claim, Permits& permits,
     consumer::LeaseHeartbeat& heartbeat) {
   CircuitBreaker& store = circuits_->circuit(Dependency::Store);
-  HeartbeatScope visibility(heartbeat);
   heartbeat.start(no_claim, config_.lease);
-  while (true) {
-    // The probe failed: the circuit reopened with this worker keeping the turn.
-    if (!circuits_->waiter().wait_until(store.snapshot().next_probe_at)) {
+  std::optional<std::expected<idempotency::ClaimResult, Disposition>> outcome;
+  while (!outcome) {
+    // The probe failed: the circuit reopened with this task keeping the turn.
+    const bool waited = co_await circuits_->waiter().wait_until(store.snapshot().next_probe_at);
+    if (!waited) {
       store.release_reservation();
       abandon(permits.debit, Dependency::Debit);
-      return std::unexpected(parked(Dependency::Store));
+      outcome = std::unexpected(parked(Dependency::Store));
+      break;
     }
     permits.store = store.try_acquire_reserved();
     if (permits.store.admission == Admission::Rejected) continue;
-    auto result = claim_once(delivery, claim, clock_.now());
+    auto result = co_await claim_once(delivery, claim, clock_.now());
     record_store(permits.store, result);
-    if (result) return std::move(*result);
+    if (result) {
+      outcome = std::move(*result);
+      break;
+    }
     observer_.store_failed(delivery.charge, StoreOperation::Claim, result.error());
     if (!result.error().retryable() || permits.store.admission != Admission::Probe) {
       abandon(permits.debit, Dependency::Debit);
-      return std::unexpected(
+      outcome = std::unexpected(
           RetryLater{transient_backoff(delivery.receive_count), "store_unavailable"});
     }
   }
+  co_await heartbeat.stop();
+  co_return std::move(*outcome);
 }
 
-void ChargeRecoveryService::record_store(
-    const CircuitPermit& permit, const std::expected<idempotency::ClaimResult, Error>& result) {
+void ChargeRecoveryService::record_store(const CircuitPermit& permit,
+                                         const idempotency::ClaimReply& result) {
   if (circuits_ == nullptr) return;
   const CallOutcome outcome = result ? CallOutcome::Success : store_outcome(result.error());
-  // A failed probe keeps its turn: this worker retries the same message at the next probe.
+  // A failed probe keeps its turn: this task retries the same message at the next probe.
   circuits_->circuit(Dependency::Store).record(permit, outcome, /*keep_probe=*/true);
 }
 
@@ -202,129 +201,127 @@ Disposition ChargeRecoveryService::parked(Dependency dependency) const {
   return RetryLater{circuits_->park_delay(dependency), "circuit_open"};
 }
 
-Disposition ChargeRecoveryService::on_refusal(const Delivery& delivery, const Claim& claim,
-                                              const idempotency::ClaimResult& result,
-                                              consumer::LeaseHeartbeat& heartbeat) {
+Task<Disposition> ChargeRecoveryService::on_refusal(const Delivery& delivery, const Claim& claim,
+                                                    const idempotency::ClaimResult& result,
+                                                    consumer::LeaseHeartbeat& heartbeat) {
   const idempotency::ClaimRecord& record = result.record;
   switch (result.outcome) {
     case ClaimOutcome::DuplicateDone:
-      return Ack{};
+      co_return Ack{};
     case ClaimOutcome::DuplicateInProgress:
-      if (auto settled = settle_locally(delivery, claim, record, heartbeat)) return *settled;
-      return RetryLater{recheck_delay({.now = clock_.now(),
-                                       .lease_until = record.lease_until,
-                                       .lease = config_.lease,
-                                       .typical_effect = effect_durations_.p90()}),
-                        "in_progress"};
+      // Its holder is a task of this process that started, or finished, since this copy looked.
+      if (local_holds_.known_here(claim.key, record.claim_token)) {
+        auto settled = co_await settle_locally(delivery, claim, record.claim_token, heartbeat);
+        if (settled) co_return std::move(*settled);
+      }
+      co_return RetryLater{recheck_delay({.now = clock_.now(),
+                                          .lease_until = record.lease_until,
+                                          .lease = config_.lease,
+                                          .typical_effect = effect_durations_.p90()}),
+                           "in_progress"};
     case ClaimOutcome::DuplicateFailed:
-      return dead_letter(domain::dlq_reason::kPreviouslyFailed,
-                         "charge already failed permanently: " + record.failure_reason,
-                         delivery.charge);
+      co_return dead_letter(domain::dlq_reason::kPreviouslyFailed,
+                            "charge already failed permanently: " + record.failure_reason,
+                            delivery.charge);
     case ClaimOutcome::PayloadMismatch:
-      return dead_letter(domain::dlq_reason::kPayloadMismatch,
-                         "payload differs from the one recorded for this chargeId (recorded " +
-                             record.payload_hash + ", received " +
-                             std::string(delivery.payload_hash) + ")",
-                         delivery.charge);
+      co_return dead_letter(domain::dlq_reason::kPayloadMismatch,
+                            "payload differs from the one recorded for this chargeId (recorded " +
+                                record.payload_hash + ", received " +
+                                std::string(delivery.payload_hash) + ")",
+                            delivery.charge);
     case ClaimOutcome::Acquired:
       break;
   }
   std::unreachable();  // Acquired never reaches here, and the switch covers every outcome
 }
 
-std::optional<Disposition> ChargeRecoveryService::settle_locally(
-    const Delivery& delivery, const Claim& claim, const idempotency::ClaimRecord& record,
+Task<std::optional<Disposition>> ChargeRecoveryService::settle_locally(
+    const Delivery& delivery, const Claim& claim, std::string holder,
     consumer::LeaseHeartbeat& heartbeat) {
-  if (!local_holds_.known_here(claim.key, record.claim_token)) return std::nullopt;
   const Instant started = clock_.now();
   // The copy's own visibility is kept while it waits; it holds no claim.
-  HeartbeatScope visibility(heartbeat);
   heartbeat.start(no_claim, config_.lease);
-  const LocalAwait seen = local_holds_.await(claim.key, record.claim_token, started + config_.lease,
-                                             circuits_ != nullptr ? &circuits_->waiter() : nullptr);
+  // As long as the holder holds: its end is bounded by its own calls' timeouts, and each
+  // delivery handed back to wait again would cost a receive count.
+  const LocalAwait seen = co_await local_holds_.await(claim.key, std::move(holder), Instant::max());
+  co_await heartbeat.stop();
   switch (seen.state) {
     case LocalHoldState::NotHeldHere:
-    case LocalHoldState::StillHeld:
-      return std::nullopt;
+      co_return std::nullopt;
+    case LocalHoldState::StillHeld:  // the process is stopping: back soon, to whoever is left
     case LocalHoldState::Released:
-      // The claim is free again: back soon, to claim it.
-      return RetryLater{kMinRecheck, "in_progress"};
+      // The claim is free again: back soon, to claim it (the holder's own backoff spares the
+      // dependency that failed it a second call at once).
+      co_return RetryLater{kMinRecheck, "in_progress"};
     case LocalHoldState::Final:
       break;
   }
   observer_.copy_settled_locally(delivery.charge, clock_.now() - started);
-  if (!seen.final.failed) return Ack{};
-  return dead_letter(domain::dlq_reason::kPreviouslyFailed,
-                     "charge already failed permanently: " + seen.final.failure_reason,
-                     delivery.charge);
+  if (!seen.final.failed) co_return Ack{};
+  co_return dead_letter(domain::dlq_reason::kPreviouslyFailed,
+                        "charge already failed permanently: " + seen.final.failure_reason,
+                        delivery.charge);
 }
 
-Disposition ChargeRecoveryService::run_effect(const Delivery& delivery, const Claim& claim,
-                                              consumer::LeaseHeartbeat& heartbeat, Permits& permits,
-                                              LocalHolds::Hold& hold) {
+Task<Disposition> ChargeRecoveryService::run_effect(const Delivery& delivery, const Claim& claim,
+                                                    consumer::LeaseHeartbeat& heartbeat,
+                                                    Permits& permits, LocalHolds::Hold& hold) {
   heartbeat.start(
-      [this, &claim] {
-        auto extended = store_.extend(claim.key, claim.token, clock_.now() + config_.lease);
+      [this, &claim]() -> Task<consumer::ClaimExtension> {
+        auto extended =
+            co_await store_.extend(claim.key, claim.token, clock_.now() + config_.lease);
         if (!extended) {
           observer_.store_failed(claim.charge, StoreOperation::Extend, extended.error());
-          return consumer::ClaimExtension::Unanswered;
+          co_return consumer::ClaimExtension::Unanswered;
         }
-        return *extended == WriteOutcome::Written ? consumer::ClaimExtension::Extended
-                                                  : consumer::ClaimExtension::Lost;
+        co_return *extended == WriteOutcome::Written ? consumer::ClaimExtension::Extended
+                                                     : consumer::ClaimExtension::Lost;
       },
       config_.lease);
-  HeartbeatScope heartbeat_scope(heartbeat);
 
   bool stopped = false;
-  const domain::DebitResult debit = debit_through_circuit(claim, permits, stopped);
+  const domain::DebitResult debit = co_await debit_through_circuit(claim, permits, stopped);
   if (stopped) {
     // Asked to stop while holding the probe's message: back with the probe schedule.
-    heartbeat_scope.stop();
-    (void)give_back(delivery, claim, debit, "debit_unavailable");
-    return parked(Dependency::Debit);
+    co_await heartbeat.stop();
+    (void)co_await give_back(delivery, claim, debit, "debit_unavailable");
+    co_return parked(Dependency::Debit);
   }
-  return std::visit(Overloaded{
-                        [&](const Debited& debited) {
-                          // Notify while the lease is still kept alive; stop just before
-                          // recording, so no extension races the final write.
-                          const NotificationResult notified = notify(claim, debited);
-                          heartbeat_scope.stop();
-                          return record_debit(claim, debited, notified, hold);
-                        },
-                        [&](const DebitRejected& rejected) {
-                          heartbeat_scope.stop();
-                          return record_rejection(claim, rejected, hold);
-                        },
-                        [&](const DebitUnavailable&) {
-                          heartbeat_scope.stop();
-                          return give_back(delivery, claim, debit, "debit_unavailable");
-                        },
-                        // Never recorded FAILED: retried like an unavailable bank until the
-                        // queue dead-letters it and an operator redrives it after the fix.
-                        [&](const DebitMisconfigured&) {
-                          heartbeat_scope.stop();
-                          return give_back(delivery, claim, debit, "debit_misconfigured");
-                        },
-                    },
-                    debit);
+  if (const auto* debited = std::get_if<Debited>(&debit)) {
+    // Notify while the lease is still kept alive; stop just before recording, so no extension
+    // races the final write.
+    const NotificationResult notified = co_await notify(claim, *debited);
+    co_await heartbeat.stop();
+    co_return co_await record_debit(claim, *debited, notified, hold);
+  }
+  co_await heartbeat.stop();
+  if (const auto* rejected = std::get_if<DebitRejected>(&debit)) {
+    co_return co_await record_rejection(claim, *rejected, hold);
+  }
+  // Never recorded FAILED when misconfigured: retried like an unavailable bank until the queue
+  // dead-letters it and an operator redrives it after the fix.
+  const bool misconfigured = std::holds_alternative<DebitMisconfigured>(debit);
+  co_return co_await give_back(delivery, claim, debit,
+                               misconfigured ? "debit_misconfigured" : "debit_unavailable");
 }
 
-domain::DebitResult ChargeRecoveryService::debit_through_circuit(const Claim& claim,
-                                                                 Permits& permits, bool& stopped) {
+Task<domain::DebitResult> ChargeRecoveryService::debit_through_circuit(const Claim& claim,
+                                                                       Permits& permits,
+                                                                       bool& stopped) {
   if (circuits_ != nullptr) {
-    // Another worker's reply may have asked for a pause since this one was admitted.
+    // Another task's reply may have asked for a pause since this one was admitted.
     if (auto left = circuits_->deferred(Dependency::Debit)) {
       circuits_->circuit(Dependency::Debit).abandon(permits.debit);
       domain::DebitResult deferred = DebitUnavailable{
           .detail = "not sent: the bank's Retry-After has not passed", .retry_after = *left};
       observer_.debit_finished(claim.charge, deferred);  // the claim is released after it
-      return deferred;
+      co_return deferred;
     }
   }
   while (true) {
-    domain::DebitResult debit = bank_.debit(claim.charge, claim.charge.id.value());
+    domain::DebitResult debit = co_await bank_.debit(claim.charge, claim.charge.id.value());
     observer_.debit_finished(claim.charge, debit);
-    if (circuits_ == nullptr) return debit;
+    if (circuits_ == nullptr) co_return debit;
     if (const auto retry_after = retry_after_of(debit)) {
       circuits_->defer(Dependency::Debit, *retry_after);
     }
@@ -332,16 +329,17 @@ domain::DebitResult ChargeRecoveryService::debit_through_circuit(const Claim& cl
     const bool probe = permits.debit.admission == Admission::Probe;
     const CallOutcome outcome = debit_outcome(debit);
     circuit.record(permits.debit, outcome, /*keep_probe=*/probe);
-    if (!probe || outcome != CallOutcome::Failure) return debit;
+    if (!probe || outcome != CallOutcome::Failure) co_return debit;
     // The probe failed: hold the message (its claim and visibility kept alive by the running
     // heartbeat, so its receive count does not grow) and try it again at the next probe.
     while (true) {
       const Millis deferred = circuits_->deferred(Dependency::Debit).value_or(Millis{0});
       const Instant next = std::max(circuit.snapshot().next_probe_at, clock_.now() + deferred);
-      if (!circuits_->waiter().wait_until(next)) {
+      const bool waited = co_await circuits_->waiter().wait_until(next);
+      if (!waited) {
         circuit.release_reservation();
         stopped = true;
-        return debit;
+        co_return debit;
       }
       permits.debit = circuit.try_acquire_reserved();
       if (permits.debit.admission != Admission::Rejected) break;
@@ -349,7 +347,7 @@ domain::DebitResult ChargeRecoveryService::debit_through_circuit(const Claim& cl
   }
 }
 
-NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debited& debited) {
+Task<NotificationResult> ChargeRecoveryService::notify(const Claim& claim, const Debited& debited) {
   CircuitPermit permit{.admission = Admission::Allowed};
   if (circuits_ != nullptr) {
     // An open circuit (or the service's Retry-After) fails fast: the debit is recorded
@@ -364,11 +362,11 @@ NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debit
     if (skipped) {
       NotificationResult notified = domain::NotificationFailed{.detail = std::move(*skipped)};
       observer_.notification_finished(claim.charge, notified);
-      return notified;
+      co_return notified;
     }
   }
-  NotificationResult notified =
-      notifier_.notify(claim.charge, debited.debit_ref, claim.charge.id.value() + ":notify");
+  const std::string key = claim.charge.id.value() + ":notify";
+  NotificationResult notified = co_await notifier_.notify(claim.charge, debited.debit_ref, key);
   observer_.notification_finished(claim.charge, notified);
   if (circuits_ != nullptr) {
     CallOutcome outcome = CallOutcome::Success;
@@ -378,46 +376,45 @@ NotificationResult ChargeRecoveryService::notify(const Claim& claim, const Debit
     }
     circuits_->circuit(Dependency::Notify).record(permit, outcome);
   }
-  return notified;
+  co_return notified;
 }
 
-Disposition ChargeRecoveryService::record_debit(const Claim& claim, const Debited& debited,
-                                                const NotificationResult& notified,
-                                                LocalHolds::Hold& hold) {
+Task<Disposition> ChargeRecoveryService::record_debit(const Claim& claim, const Debited& debited,
+                                                      const NotificationResult& notified,
+                                                      LocalHolds::Hold& hold) {
   const domain::ChargeStatus status = std::holds_alternative<NotificationSent>(notified)
                                           ? domain::ChargeStatus::Debited
                                           : domain::ChargeStatus::DebitedNotificationFailed;
-  auto written = store_.complete(claim.key, claim.token,
-                                 {.status = std::string(to_string(status)),
-                                  .result_ref = debited.debit_ref,
-                                  .payload = domain::canonical_form(claim.charge)},
-                                 clock_.now());
+  const idempotency::Completion completion{.status = std::string(to_string(status)),
+                                           .result_ref = debited.debit_ref,
+                                           .payload = domain::canonical_form(claim.charge)};
+  auto written = co_await store_.complete(claim.key, claim.token, completion, clock_.now());
   if (written && *written == WriteOutcome::Written) hold.finish({});
-  return after_final_write(claim, StoreOperation::Complete, written, Ack{});
+  co_return after_final_write(claim, StoreOperation::Complete, written, Ack{});
 }
 
-Disposition ChargeRecoveryService::record_rejection(const Claim& claim,
-                                                    const DebitRejected& rejected,
-                                                    LocalHolds::Hold& hold) {
-  auto written =
-      store_.fail(claim.key, claim.token,
-                  {.status = std::string(to_string(domain::ChargeStatus::FailedPermanent)),
-                   .reason = rejected.code,
-                   .payload = domain::canonical_form(claim.charge)},
-                  clock_.now());
+Task<Disposition> ChargeRecoveryService::record_rejection(const Claim& claim,
+                                                          const DebitRejected& rejected,
+                                                          LocalHolds::Hold& hold) {
+  const idempotency::Failure failure{
+      .status = std::string(to_string(domain::ChargeStatus::FailedPermanent)),
+      .reason = rejected.code,
+      .payload = domain::canonical_form(claim.charge)};
+  auto written = co_await store_.fail(claim.key, claim.token, failure, clock_.now());
   if (written && *written == WriteOutcome::Written) {
     hold.finish({.failed = true, .failure_reason = rejected.code});
   }
-  return after_final_write(claim, StoreOperation::Fail, written,
-                           dead_letter(domain::dlq_reason::kPermanentDebitFailure,
-                                       "bank refused the debit: " + rejected.code, claim.charge));
+  co_return after_final_write(
+      claim, StoreOperation::Fail, written,
+      dead_letter(domain::dlq_reason::kPermanentDebitFailure,
+                  "bank refused the debit: " + rejected.code, claim.charge));
 }
 
-Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim,
-                                             const domain::DebitResult& debit,
-                                             std::string_view reason) {
+Task<Disposition> ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim,
+                                                   const domain::DebitResult& debit,
+                                                   std::string_view reason) {
   // Releasing lets the redelivery reclaim at once; the bank dedupes the repeated debit.
-  auto released = store_.release(claim.key, claim.token);
+  auto released = co_await store_.release(claim.key, claim.token);
   if (!released) {
     observer_.store_failed(claim.charge, StoreOperation::Release, released.error());
     observe_store(&released.error());
@@ -437,12 +434,12 @@ Disposition ChargeRecoveryService::give_back(const Delivery& delivery, const Cla
       after = std::max(after, circuits_->park_delay(Dependency::Debit));
     }
   }
-  return RetryLater{after, std::string(reason)};
+  co_return RetryLater{after, std::string(reason)};
 }
 
-Disposition ChargeRecoveryService::after_final_write(
-    const Claim& claim, StoreOperation operation, const std::expected<WriteOutcome, Error>& written,
-    Disposition on_written) {
+Disposition ChargeRecoveryService::after_final_write(const Claim& claim, StoreOperation operation,
+                                                     const idempotency::WriteReply& written,
+                                                     Disposition on_written) {
   observe_store(written ? nullptr : &written.error());
   if (!written) {
     // Our claim is still recorded as ours; a redelivery reclaims it once the lease ends and the

@@ -1,9 +1,9 @@
 // ChargeRecoveryService: one delivery of a charge in, one disposition out (docs/design.md §3).
 // Claim the chargeId, and only as the claim holder debit, notify and record the result.
 //
-//   ChargeRecoveryService service(store, bank, notifier, clock, tokens, observer, config);
-//   consumer::Disposition d = service.handle({.charge = c, .payload_hash = h, .receive_count = 1},
-//                                        heartbeat);
+//   ChargeRecoveryService service(store, bank, notifier, clock, tokens, observer, waiter, config);
+//   consumer::Disposition d = co_await service.handle(
+//       {.charge = c, .payload_hash = h, .receive_count = 1}, heartbeat);
 #pragma once
 
 #include <expected>
@@ -13,10 +13,12 @@
 
 #include "application/charge_observer.hpp"
 #include "application/dependency_circuits.hpp"
+#include "application/hold_waiter.hpp"
 #include "application/local_holds.hpp"
 #include "application/recheck_policy.hpp"
 #include "consumer/disposition.hpp"
 #include "consumer/lease_heartbeat.hpp"
+#include "core/task.hpp"
 #include "domain/charge.hpp"
 #include "domain/ports.hpp"
 #include "idempotency/idempotency_store.hpp"
@@ -40,12 +42,13 @@ struct Delivery {
   int receive_count = 1;  // SQS ApproximateReceiveCount, 1 on first delivery
 };
 
-// Thread-safety: handle() may run concurrently on many threads; its only mutable state is the
-// internally locked window of effect durations that times in-progress re-checks and the
-// internally locked registry of the claims its workers hold (the circuits lock their own). One
-// service is one process's: a copy refused because another of its workers holds the claim
-// waits for that worker's final write (LocalHolds) instead of re-checking later. Ownership: every
-// port is borrowed and must outlive the service. With `circuits` (docs/design.md §3, "Dependency
+// Thread-safety: handle() tasks run on one event loop's thread (the process's consumer loop),
+// any number in flight at once; its mutable state is the window of effect durations that times
+// in-progress re-checks and the registry of the claims its tasks hold. One service is one
+// process's: a copy of a charge another of its tasks holds waits for that task's final write
+// (LocalHolds) instead of asking the store, or re-checking later. Ownership: every port, the
+// clock and the waiter (which times probes and local waits and ends them at a stop) are
+// borrowed and must outlive the service. With `circuits` (docs/design.md §3, "Dependency
 // outages") the store, debit and notify calls go through their circuits: a message finding the
 // store or debit circuit open is handed back untouched (RetryLater, reason circuit_open), the
 // probe's message is held by its worker across failed probes, and an open notify circuit records
@@ -54,11 +57,11 @@ class ChargeRecoveryService {
  public:
   ChargeRecoveryService(idempotency::IdempotencyStore& store, domain::AccountDebitPort& bank,
                         domain::NotificationPort& notifier, const Clock& clock,
-                        domain::TokenSource& tokens, ChargeObserver& observer, ServiceConfig config,
-                        DependencyCircuits* circuits = nullptr);
+                        domain::TokenSource& tokens, ChargeObserver& observer, HoldWaiter& waiter,
+                        ServiceConfig config, DependencyCircuits* circuits = nullptr);
 
-  [[nodiscard]] consumer::Disposition handle(const Delivery& delivery,
-                                             consumer::LeaseHeartbeat& heartbeat);
+  [[nodiscard]] Task<consumer::Disposition> handle(const Delivery& delivery,
+                                                   consumer::LeaseHeartbeat& heartbeat);
 
   [[nodiscard]] Millis transient_backoff(int receive_count) const;
 
@@ -76,48 +79,55 @@ class ChargeRecoveryService {
 
   // Takes the store and debit permits; a disposition when the delivery must wait instead.
   [[nodiscard]] std::optional<consumer::Disposition> admit(Permits& permits);
-  [[nodiscard]] std::expected<idempotency::ClaimResult, Error> claim_once(const Delivery& delivery,
-                                                                          const Claim& claim,
-                                                                          Instant at);
+  [[nodiscard]] Task<idempotency::ClaimReply> claim_once(const Delivery& delivery,
+                                                         const Claim& claim, Instant at);
   // The store probe failed: keep the message (visibility only), retry the claim at each probe.
-  [[nodiscard]] std::expected<idempotency::ClaimResult, consumer::Disposition> hold_store_probe(
-      const Delivery& delivery, const Claim& claim, Permits& permits,
-      consumer::LeaseHeartbeat& heartbeat);
-  [[nodiscard]] domain::DebitResult debit_through_circuit(const Claim& claim, Permits& permits,
-                                                          bool& stopped);
-  void record_store(const CircuitPermit& permit,
-                    const std::expected<idempotency::ClaimResult, Error>&);
+  [[nodiscard]] Task<std::expected<idempotency::ClaimResult, consumer::Disposition>>
+  hold_store_probe(const Delivery& delivery, const Claim& claim, Permits& permits,
+                   consumer::LeaseHeartbeat& heartbeat);
+  // The debit, through the circuit; `stopped` when the process stopped while this task held the
+  // probe's message.
+  [[nodiscard]] Task<domain::DebitResult> debit_through_circuit(const Claim& claim,
+                                                                Permits& permits, bool& stopped);
+  void record_store(const CircuitPermit& permit, const idempotency::ClaimReply& result);
   void observe_store(const Error* error);
   void abandon(const CircuitPermit& permit, Dependency dependency);
   [[nodiscard]] consumer::Disposition parked(Dependency dependency) const;
 
-  consumer::Disposition on_refusal(const Delivery& delivery, const Claim& claim,
-                                   const idempotency::ClaimResult& result,
-                                   consumer::LeaseHeartbeat& heartbeat);
-  // A copy refused because a worker of this process holds the claim: its answer once that
-  // holder's final write succeeds, without going back to the queue and the store; nothing when
-  // the holder is elsewhere, gave the claim back, or outlived the wait.
-  std::optional<consumer::Disposition> settle_locally(const Delivery& delivery, const Claim& claim,
-                                                      const idempotency::ClaimRecord& record,
-                                                      consumer::LeaseHeartbeat& heartbeat);
-  consumer::Disposition run_effect(const Delivery& delivery, const Claim& claim,
-                                   consumer::LeaseHeartbeat& heartbeat, Permits& permits,
-                                   LocalHolds::Hold& hold);
-  domain::NotificationResult notify(const Claim& claim, const domain::Debited& debited);
-  consumer::Disposition record_debit(const Claim& claim, const domain::Debited& debited,
-                                     const domain::NotificationResult& notified,
-                                     LocalHolds::Hold& hold);
-  consumer::Disposition record_rejection(const Claim& claim, const domain::DebitRejected& rejected,
-                                         LocalHolds::Hold& hold);
+  [[nodiscard]] Task<consumer::Disposition> on_refusal(const Delivery& delivery, const Claim& claim,
+                                                       const idempotency::ClaimResult& result,
+                                                       consumer::LeaseHeartbeat& heartbeat);
+  // A copy of a claim a task of this process holds (token `holder`): waits, keeping the copy's
+  // visibility, for that holder's end and answers as a re-check would, without the queue or the
+  // store: after its final write as the record reads, after it gave the claim back "soon, to
+  // claim it", and after a stop "soon, to whoever is left". Nothing when the holder is not known
+  // here.
+  [[nodiscard]] Task<std::optional<consumer::Disposition>> settle_locally(
+      const Delivery& delivery, const Claim& claim, std::string holder,
+      consumer::LeaseHeartbeat& heartbeat);
+  [[nodiscard]] Task<consumer::Disposition> run_effect(const Delivery& delivery, const Claim& claim,
+                                                       consumer::LeaseHeartbeat& heartbeat,
+                                                       Permits& permits, LocalHolds::Hold& hold);
+  [[nodiscard]] Task<domain::NotificationResult> notify(const Claim& claim,
+                                                        const domain::Debited& debited);
+  [[nodiscard]] Task<consumer::Disposition> record_debit(const Claim& claim,
+                                                         const domain::Debited& debited,
+                                                         const domain::NotificationResult& notified,
+                                                         LocalHolds::Hold& hold);
+  [[nodiscard]] Task<consumer::Disposition> record_rejection(const Claim& claim,
+                                                             const domain::DebitRejected& rejected,
+                                                             LocalHolds::Hold& hold);
   // `reason` labels the RetryLater: debit_unavailable, or debit_misconfigured (a 4xx such as a
   // 404 from a wrong CORE_BANKING_URL path), which an operator fixes, not the bank; `debit`
   // carries the bank's Retry-After, if any.
-  consumer::Disposition give_back(const Delivery& delivery, const Claim& claim,
-                                  const domain::DebitResult& debit, std::string_view reason);
+  [[nodiscard]] Task<consumer::Disposition> give_back(const Delivery& delivery, const Claim& claim,
+                                                      const domain::DebitResult& debit,
+                                                      std::string_view reason);
   // Maps the outcome of complete/fail: written → `on_written`, fenced or failed → no ack.
-  consumer::Disposition after_final_write(const Claim& claim, idempotency::StoreOperation operation,
-                                          const std::expected<idempotency::WriteOutcome, Error>&,
-                                          consumer::Disposition on_written);
+  [[nodiscard]] consumer::Disposition after_final_write(const Claim& claim,
+                                                        idempotency::StoreOperation operation,
+                                                        const idempotency::WriteReply& written,
+                                                        consumer::Disposition on_written);
 
   idempotency::IdempotencyStore& store_;
   domain::AccountDebitPort& bank_;

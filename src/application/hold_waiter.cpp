@@ -9,37 +9,25 @@ constexpr Millis kLongestSlice{100};
 
 }  // namespace
 
-bool ClockWaiter::wait_until(Instant at) {
-  MutexLock lock(mutex_);
+Task<bool> LoopWaiter::wait_until(Instant at) {
   const unsigned long seen = wakeups_;
-  while (!stop_) {
+  while (!stop_.stop_requested()) {
     const Millis remaining = at - clock_.now();
-    if (remaining <= Millis{0} || wakeups_ != seen) return true;
-    changed_.wait_for(mutex_, std::min(remaining, kLongestSlice),
-                      [&]() REQUIRES(mutex_) { return stop_ || wakeups_ != seen; });
+    if (remaining <= Millis{0} || wakeups_ != seen) co_return true;
+    const event::Wake wake =
+        co_await changed_.wait(loop_.now() + std::min(remaining, kLongestSlice), stop_.get_token());
+    if (wake == event::Wake::Stopped) co_return false;
   }
-  return false;
+  co_return false;
 }
 
-void ClockWaiter::notify_all() {
-  {
-    MutexLock lock(mutex_);
-    ++wakeups_;
-  }
+void LoopWaiter::notify_all() {
+  ++wakeups_;
   changed_.notify_all();
 }
 
-void ClockWaiter::request_stop() {
-  {
-    MutexLock lock(mutex_);
-    stop_ = true;
-  }
-  changed_.notify_all();
-}
-
-bool ClockWaiter::stop_requested() const {
-  MutexLock lock(mutex_);
-  return stop_;
+void LoopWaiter::request_stop() {
+  stop_.request_stop();
 }
 
 }  // namespace ic::application

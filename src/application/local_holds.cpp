@@ -3,16 +3,11 @@
 #include <algorithm>
 
 namespace ic::application {
-namespace {
 
-// A stop request is noticed within this, and a stepped clock cannot stretch a wait past it.
-constexpr Millis kLongestSlice{100};
-
-}  // namespace
-
-LocalHolds::Hold::Hold(LocalHolds& holds, std::string key, std::string token)
+LocalHolds::Hold::Hold(LocalHolds& holds, std::string key, std::string token,
+                       std::string payload_hash)
     : holds_(holds), key_(std::move(key)), token_(std::move(token)) {
-  holds_.begin(key_, token_);
+  holds_.begin(key_, token_, std::move(payload_hash));
 }
 
 LocalHolds::Hold::~Hold() {
@@ -24,22 +19,16 @@ void LocalHolds::Hold::finish(LocalFinal final) {
   holds_.end(key_, token_, std::move(final));
 }
 
-void LocalHolds::begin(const std::string& key, const std::string& token) {
-  MutexLock lock(mutex_);
-  live_.insert_or_assign(key, Live{token, std::this_thread::get_id()});
+void LocalHolds::begin(const std::string& key, const std::string& token, std::string payload_hash) {
+  live_.insert_or_assign(key, Live{token, std::move(payload_hash)});
 }
 
 void LocalHolds::end(const std::string& key, const std::string& token,
                      std::optional<LocalFinal> final) {
-  bool wake = false;
-  {
-    MutexLock lock(mutex_);
-    if (auto it = live_.find(key); it != live_.end() && it->second.token == token) live_.erase(it);
-    if (recent_.size() == kRecent) recent_.pop_front();
-    recent_.push_back({token, std::move(final)});
-    wake = waiting_ > 0;
-  }
-  if (wake) ended_cv_.notify_all();
+  if (auto it = live_.find(key); it != live_.end() && it->second.token == token) live_.erase(it);
+  if (recent_.size() == kRecent) recent_.pop_front();
+  recent_.push_back({token, std::move(final)});
+  if (waiting_ > 0) waiter_.notify_all();
 }
 
 const LocalHolds::Ended* LocalHolds::recent(std::string_view token) const {
@@ -49,41 +38,36 @@ const LocalHolds::Ended* LocalHolds::recent(std::string_view token) const {
   return it == recent_.rend() ? nullptr : &*it;
 }
 
-bool LocalHolds::known_here(std::string_view key, std::string_view token) const {
-  MutexLock lock(mutex_);
-  if (const auto it = live_.find(key); it != live_.end() && it->second.token == token) {
-    return it->second.holder != std::this_thread::get_id();
-  }
-  return recent(token) != nullptr;
+bool LocalHolds::held(std::string_view key, std::string_view token) const {
+  const auto it = live_.find(key);
+  return it != live_.end() && it->second.token == token;
 }
 
-LocalAwait LocalHolds::await(std::string_view key, std::string_view token, Instant until,
-                             const HoldWaiter* stop) {
-  MutexLock lock(mutex_);
-  const auto held_here = [&]() REQUIRES(mutex_) {
-    const auto it = live_.find(key);
-    return it != live_.end() && it->second.token == token;
-  };
-  if (const auto it = live_.find(key);
-      it != live_.end() && it->second.holder == std::this_thread::get_id()) {
-    return {.state = LocalHoldState::NotHeldHere};
-  }
-  if (!held_here() && recent(token) == nullptr) return {.state = LocalHoldState::NotHeldHere};
+std::optional<std::string> LocalHolds::live_token(std::string_view key,
+                                                  std::string_view payload_hash) const {
+  const auto it = live_.find(key);
+  if (it == live_.end() || it->second.payload_hash != payload_hash) return std::nullopt;
+  return it->second.token;
+}
+
+bool LocalHolds::known_here(std::string_view key, std::string_view token) const {
+  return held(key, token) || recent(token) != nullptr;
+}
+
+Task<LocalAwait> LocalHolds::await(std::string key, std::string token, Instant until) {
+  if (!known_here(key, token)) co_return LocalAwait{.state = LocalHoldState::NotHeldHere};
   ++waiting_;
-  while (held_here()) {
-    const Millis remaining = until - clock_.now();
-    if (remaining <= Millis{0} || (stop != nullptr && stop->stop_requested())) {
-      --waiting_;
-      return {.state = LocalHoldState::StillHeld};
-    }
-    ended_cv_.wait_for(mutex_, std::min(remaining, kLongestSlice),
-                       [&]() REQUIRES(mutex_) { return !held_here(); });
+  while (held(key, token)) {
+    if (clock_.now() >= until) break;
+    const bool waited = co_await waiter_.wait_until(until);
+    if (!waited) break;  // stopping
   }
   --waiting_;
+  if (held(key, token)) co_return LocalAwait{.state = LocalHoldState::StillHeld};
   // Evicted while this copy woke (kRecent others ended meanwhile): not known, so not final.
   const Ended* ended = recent(token);
-  if (ended == nullptr || !ended->final) return {.state = LocalHoldState::Released};
-  return {.state = LocalHoldState::Final, .final = *ended->final};
+  if (ended == nullptr || !ended->final) co_return LocalAwait{.state = LocalHoldState::Released};
+  co_return LocalAwait{.state = LocalHoldState::Final, .final = *ended->final};
 }
 
 }  // namespace ic::application

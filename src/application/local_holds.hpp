@@ -1,26 +1,27 @@
-// The claims this process holds right now. A copy of a charge refused DUPLICATE_IN_PROGRESS
-// because a worker of this very process holds it need not go back to SQS and re-check the store
-// later (a second or more, docs/design.md §3): it waits here for the holder's final write and
-// is settled the moment that write succeeds, with the answer a re-check would have read.
+// The claims this process holds right now. A copy of a charge this very process is handling
+// need not go back to SQS and re-check the store later (a second or more, docs/design.md §3):
+// it waits here for the holder's final write and is settled the moment that write succeeds,
+// with the answer a re-check would have read. A copy that arrives while its original is held
+// here asks the store nothing at all; one refused DUPLICATE_IN_PROGRESS by a record naming a
+// claim of this process (its holder started meanwhile, or finished just now) waits the same way.
 //
-//   LocalHolds holds(clock);
-//   auto hold = holds.hold(key, token);              // the holder, once ACQUIRED
-//   hold.finish(LocalFinal{.failed = false});        // after its final write succeeded
-//   auto seen = holds.await(key, record.claim_token, clock.now() + lease, waiter);  // a copy
+//   LocalHolds holds(clock, waiter);
+//   auto hold = holds.hold(key, token, payload_hash);   // the holder, once ACQUIRED
+//   hold.finish(LocalFinal{.failed = false});            // after its final write succeeded
+//   auto token = holds.live_token(key, payload_hash);    // a copy, before claiming
+//   auto seen = co_await holds.await(key, *token, clock.now() + lease);
 #pragma once
 
 #include <cstddef>
 #include <deque>
-#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <utility>
 
 #include "application/hold_waiter.hpp"
-#include "core/thread_annotations.hpp"
+#include "core/task.hpp"
 #include "core/time.hpp"
 
 namespace ic::application {
@@ -44,13 +45,15 @@ struct LocalAwait {
   LocalFinal final;  // when state is Final
 };
 
-// Thread-safety: every member may be called from any thread. Ownership: borrows the clock.
+// Thread-safety: the loop's thread only (the service's tasks). Ownership: borrows the clock and
+// the waiter, whose notify_all() wakes waiting copies when a hold ends and whose stop ends their
+// waits.
 class LocalHolds {
  public:
   // A holder's registration; ends (as released, unless finish() said final) when destroyed.
   class Hold {
    public:
-    Hold(LocalHolds& holds, std::string key, std::string token);
+    Hold(LocalHolds& holds, std::string key, std::string token, std::string payload_hash);
     Hold(const Hold&) = delete;
     Hold& operator=(const Hold&) = delete;
     ~Hold();
@@ -68,44 +71,47 @@ class LocalHolds {
   // still finds the answer.
   static constexpr std::size_t kRecent = 1024;
 
-  explicit LocalHolds(const Clock& clock) : clock_(clock) {}
+  LocalHolds(const Clock& clock, HoldWaiter& waiter) : clock_(clock), waiter_(waiter) {}
 
-  [[nodiscard]] Hold hold(std::string key, std::string token) {
-    return Hold(*this, std::move(key), std::move(token));
+  [[nodiscard]] Hold hold(std::string key, std::string token, std::string payload_hash) {
+    return Hold(*this, std::move(key), std::move(token), std::move(payload_hash));
   }
 
-  // Whether await() has something to say about the claim (key, token): another thread of this
-  // process holds it now, or it ended here lately (the holder may finish between the copy's
-  // refusal and its look here).
+  // The token of the claim this process holds on `key` now, when it was taken for the same
+  // payload: a copy may wait for it without claiming (another payload is the store's to judge).
+  [[nodiscard]] std::optional<std::string> live_token(std::string_view key,
+                                                      std::string_view payload_hash) const;
+
+  // Whether await() has something to say about the claim (key, token): a task of this process
+  // holds it now, or it ended here lately (the holder may finish between the copy's refusal and
+  // its look here).
   [[nodiscard]] bool known_here(std::string_view key, std::string_view token) const;
 
   // Whether the claim (key, token) is this process's, and if so waits until it ends, `until`
-  // passes or `stop` is asked to stop (checked every 100 ms). A hold of the calling thread
-  // itself counts as not held here: waiting for it could never end.
-  [[nodiscard]] LocalAwait await(std::string_view key, std::string_view token, Instant until,
-                                 const HoldWaiter* stop);
+  // passes or the waiter is stopped.
+  [[nodiscard]] Task<LocalAwait> await(std::string key, std::string token, Instant until);
 
  private:
-  void begin(const std::string& key, const std::string& token);
+  void begin(const std::string& key, const std::string& token, std::string payload_hash);
   void end(const std::string& key, const std::string& token, std::optional<LocalFinal> final);
   struct Ended {
     std::string token;
     std::optional<LocalFinal> final;  // empty: released
   };
-  // How the hold with this token ended, if it is among the recent ones.
-  [[nodiscard]] const Ended* recent(std::string_view token) const REQUIRES(mutex_);
-
-  const Clock& clock_;
-  mutable Mutex mutex_;
-  CondVar ended_cv_;
   struct Live {
     std::string token;
-    std::thread::id holder;
+    std::string payload_hash;
   };
+  // How the hold with this token ended, if it is among the recent ones.
+  [[nodiscard]] const Ended* recent(std::string_view token) const;
+  [[nodiscard]] bool held(std::string_view key, std::string_view token) const;
+
+  const Clock& clock_;
+  HoldWaiter& waiter_;
   // key -> the live hold (one per key: a claim has one holder).
-  std::map<std::string, Live, std::less<>> live_ GUARDED_BY(mutex_);
-  std::deque<Ended> recent_ GUARDED_BY(mutex_);  // oldest first, at most kRecent
-  int waiting_ GUARDED_BY(mutex_) = 0;           // copies inside await()
+  std::map<std::string, Live, std::less<>> live_;
+  std::deque<Ended> recent_;  // oldest first, at most kRecent
+  int waiting_ = 0;           // copies inside await()
 };
 
 }  // namespace ic::application

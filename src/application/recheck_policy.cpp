@@ -36,7 +36,12 @@ Millis recheck_delay(const RecheckInput& input) {
   // re-checks more frequent, never later.
   const Millis elapsed = std::max(Millis{0}, input.now - (input.lease_until - input.lease));
   const Millis delay = std::max({kMinRecheck, *input.typical_effect - elapsed, elapsed / 2});
-  return std::min(delay, remaining_lease);
+  // In whole seconds, SQS's grain, rounded down: a re-check a fraction early costs one claim,
+  // while rounded up (as the container rounds any other delay) a 2.3 s holder's 1.16 s became
+  // 2 s and its copy settled 2 s after the final write.
+  const Millis whole =
+      std::max<Millis>(kMinRecheck, std::chrono::floor<std::chrono::seconds>(delay));
+  return std::min(whole, remaining_lease);
 }
 
 }  // namespace ic::application

@@ -49,7 +49,8 @@ inline constexpr Millis kMinRecheck{1000};
 
 // Without an estimate, the holder's remaining lease (the most conservative schedule). With one:
 // the time the holder probably still needs by that estimate, or half the time it has already
-// taken if that is longer, at least kMinRecheck, capped at the remaining lease. Pure.
+// taken if that is longer, in whole seconds rounded down, at least kMinRecheck, capped at the
+// remaining lease. Pure.
 [[nodiscard]] Millis recheck_delay(const RecheckInput& input);
 
 }  // namespace ic::application

@@ -38,7 +38,7 @@ AwsError malformed_reply(const http::HttpResponse& response, std::string_view wh
 
 }  // namespace
 
-JsonClient::JsonClient(JsonServiceConfig config, http::HttpTransport& transport,
+JsonClient::JsonClient(JsonServiceConfig config, http::AsyncHttpTransport& transport,
                        CredentialsProvider& credentials, RetryPolicy& retry, JsonClientHooks hooks)
     : config_(std::move(config)),
       url_(config_.endpoint + "/"),
@@ -52,22 +52,21 @@ std::chrono::milliseconds JsonClient::clock_skew() const {
   return std::chrono::milliseconds(skew_ms_.load(std::memory_order_relaxed));
 }
 
-std::expected<nlohmann::json, AwsError> JsonClient::call(std::string_view operation,
-                                                         const nlohmann::json& request,
-                                                         std::stop_token cancel) {
+Task<JsonClient::Reply> JsonClient::call(std::string_view operation, const nlohmann::json& request,
+                                         std::stop_token cancel) {
   return call_with_body(operation, request.dump(), std::move(cancel));
 }
 
-std::expected<nlohmann::json, AwsError> JsonClient::call_with_body(std::string_view operation,
-                                                                   std::string body,
-                                                                   std::stop_token cancel) {
+Task<JsonClient::Reply> JsonClient::call_with_body(std::string_view operation, std::string body,
+                                                   std::stop_token cancel) {
   const std::string invocation_id = hooks_.invocation_id();
   RetryAttempt retry_state;
   bool ambiguous = false;
   for (int attempt = 1;; ++attempt) {
     const auto started = std::chrono::steady_clock::now();
     long http_status = 0;
-    auto result = attempt_once(operation, body, invocation_id, attempt, cancel, http_status);
+    auto result =
+        co_await attempt_once(operation, body, invocation_id, attempt, cancel, http_status);
     AttemptEvent event{.service = config_.service,
                        .operation = operation,
                        .attempt = attempt,
@@ -78,7 +77,7 @@ std::expected<nlohmann::json, AwsError> JsonClient::call_with_body(std::string_v
     if (result) {
       retry_.on_success(retry_state);
       if (hooks_.observer) hooks_.observer->on_attempt(event);
-      return result;
+      co_return std::move(result);
     }
     AwsError& error = result.error();
     ambiguous = ambiguous || error.ambiguous;
@@ -89,24 +88,30 @@ std::expected<nlohmann::json, AwsError> JsonClient::call_with_body(std::string_v
     if (hooks_.observer) hooks_.observer->on_attempt(event);
     if (!delay) {
       error.ambiguous = ambiguous;
-      return result;
+      co_return std::move(result);
     }
-    hooks_.sleeper.sleep_for(*delay);
+    const bool slept = co_await hooks_.sleeper.sleep_for(*delay, cancel);
+    if (!slept) {
+      error.ambiguous = ambiguous;
+      co_return std::move(result);
+    }
   }
 }
 
-std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(
-    std::string_view operation, const std::string& body, const std::string& invocation_id,
-    int attempt, const std::stop_token& cancel, long& http_status) {
+Task<JsonClient::Reply> JsonClient::attempt_once(std::string_view operation,
+                                                 const std::string& body,
+                                                 const std::string& invocation_id, int attempt,
+                                                 const std::stop_token& cancel, long& http_status) {
   if (!endpoint_valid_) {
     // The signer needs a URL it can split; settings validate endpoints, so this is a client
     // built around them, answered as a value rather than a throw on some worker thread.
-    return std::unexpected(AwsError{{.error_class = ErrorClass::Permanent,
-                                     .code = "InvalidEndpoint",
-                                     .message = "the endpoint is not an http(s) URL with a host"}});
+    co_return std::unexpected(
+        AwsError{{.error_class = ErrorClass::Permanent,
+                  .code = "InvalidEndpoint",
+                  .message = "the endpoint is not an http(s) URL with a host"}});
   }
   auto credentials = credentials_.credentials();
-  if (!credentials) return std::unexpected(credentials.error());
+  if (!credentials) co_return std::unexpected(credentials.error());
 
   http::HttpRequest request{
       .method = "POST",
@@ -123,26 +128,29 @@ std::expected<nlohmann::json, AwsError> JsonClient::attempt_once(
                 .service = config_.signing_name,
                 .time = hooks_.clock.now() + clock_skew()});
 
-  auto response = transport_.send(request, config_.timeouts);
-  if (!response) return std::unexpected(map_transport_error(response.error()));
+  auto response = co_await transport_.send(request, config_.timeouts);
+  if (!response) co_return std::unexpected(map_transport_error(response.error()));
   http_status = response->status;
+  co_return read_reply(*response);
+}
+
+JsonClient::Reply JsonClient::read_reply(const http::HttpResponse& response) {
   // Checked before anything reads the body: a damaged error reply could otherwise turn into a
   // permanent ConditionalCheckFailed for a write that succeeded.
-  if (config_.verify_crc32 && !reply_crc32_matches(*response)) {
-    return std::unexpected(crc32_check_failed(*response));
+  if (config_.verify_crc32 && !reply_crc32_matches(response)) {
+    return std::unexpected(crc32_check_failed(response));
   }
-  if (response->status < 200 || response->status >= 300) {
-    AwsError error = map_http_error(*response);
-    if (is_clock_skew_error(error)) learn_skew(*response);
+  if (response.status < 200 || response.status >= 300) {
+    AwsError error = map_http_error(response);
+    if (is_clock_skew_error(error)) learn_skew(response);
     return std::unexpected(std::move(error));
   }
-  if (response->body.empty()) return nlohmann::json::object();
-  auto parsed = nlohmann::json::parse(response->body, nullptr, /*allow_exceptions=*/false);
-  if (parsed.is_discarded())
-    return std::unexpected(malformed_reply(*response, "reply is not JSON"));
+  if (response.body.empty()) return nlohmann::json::object();
+  auto parsed = nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  if (parsed.is_discarded()) return std::unexpected(malformed_reply(response, "reply is not JSON"));
   // Every AWS JSON reply is an object; callers read members without checking the top level.
   if (!parsed.is_object()) {
-    return std::unexpected(malformed_reply(*response, "reply is not a JSON object"));
+    return std::unexpected(malformed_reply(response, "reply is not a JSON object"));
   }
   return parsed;
 }

@@ -6,7 +6,7 @@
 //                        .target_prefix = "DynamoDB_20120810", .endpoint = endpoint,
 //                        .region = region},
 //                       transport, credentials, retry_policy);
-//   auto item = dynamodb.call("GetItem", {{"TableName", "t"}, {"Key", ...}});
+//   auto item = co_await dynamodb.call("GetItem", {{"TableName", "t"}, {"Key", ...}});
 //   // item: the parsed reply, or an AwsError already classified (and flagged `ambiguous`
 //   // when a write may have happened although no answer arrived).
 #pragma once
@@ -24,7 +24,10 @@
 #include "aws/credentials/credentials.hpp"
 #include "aws/protocol/aws_error.hpp"
 #include "aws/protocol/retry_policy.hpp"
+#include "core/async_sleeper.hpp"
+#include "core/task.hpp"
 #include "core/time.hpp"
+#include "event/wait_queue.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::aws {
@@ -53,8 +56,8 @@ struct AttemptEvent {
 };
 
 // Receives every attempt, e.g. to export "AWS requests and retries by service, operation and
-// result". Thread-safety: called concurrently from every thread that uses the client; must not
-// block. Ownership: not owned by the client; must outlive it.
+// result". Thread-safety: called from every loop thread that uses the client, concurrently;
+// must not block. Ownership: not owned by the client; must outlive it.
 class JsonClientObserver {
  public:
   virtual ~JsonClientObserver() = default;
@@ -64,18 +67,21 @@ class JsonClientObserver {
 // Injected so tests control time, randomness and waiting; defaults use the real ones. The
 // clock and sleeper are borrowed and must outlive the client.
 struct JsonClientHooks {
-  const Clock& clock = real_clock();           // signing time
-  Sleeper& sleeper = real_sleeper();           // backoff waits
-  std::function<std::string()> invocation_id;  // amz-sdk-invocation-id
+  const Clock& clock = real_clock();              // signing time
+  AsyncSleeper& sleeper = event::loop_sleeper();  // backoff waits, on the caller's loop
+  std::function<std::string()> invocation_id;     // amz-sdk-invocation-id
   JsonClientObserver* observer = nullptr;
 };
 
-// Thread-safety: call() is safe to call concurrently. Ownership: the transport, credentials
-// provider and retry policy are borrowed and must outlive the client; the retry policy (and so
-// its retry quota) may be shared by several clients.
+// Thread-safety: call() may be called from any number of tasks on any number of loop threads at
+// once (event::run_blocking gives a blocking caller a loop); each call's task is awaited at once
+// on the loop that started it. The credentials provider is asked on that thread: while its
+// cache is fresh that costs nothing, a refresh blocks the loop for its fetch.
+// Ownership: the transport, credentials provider and retry policy are borrowed and must outlive
+// the client; the retry policy (and so its retry quota) may be shared by several clients.
 class JsonClient {
  public:
-  JsonClient(JsonServiceConfig config, http::HttpTransport& transport,
+  JsonClient(JsonServiceConfig config, http::AsyncHttpTransport& transport,
              CredentialsProvider& credentials, RetryPolicy& retry, JsonClientHooks hooks = {});
 
   // Sends `request` as operation `operation` (e.g. "UpdateItem"), retrying retryable failures
@@ -87,14 +93,13 @@ class JsonClient {
   // MalformedResponse. With `verify_crc32` any reply (2xx or error) whose body does not match
   // its x-amz-crc32 is a retryable, ambiguous CRC32CheckFailed, read no further.
   // Once `cancel` is requested the attempt in progress is abandoned and nothing is retried.
-  [[nodiscard]] std::expected<nlohmann::json, AwsError> call(std::string_view operation,
-                                                             const nlohmann::json& request,
-                                                             std::stop_token cancel = {});
+  using Reply = std::expected<nlohmann::json, AwsError>;
+  [[nodiscard]] Task<Reply> call(std::string_view operation, const nlohmann::json& request,
+                                 std::stop_token cancel = {});
   // The same with the request already serialised: the bodies sent on every message are
   // written as text (aws::JsonWriter) rather than built as a document and dumped.
-  [[nodiscard]] std::expected<nlohmann::json, AwsError> call_with_body(std::string_view operation,
-                                                                       std::string body,
-                                                                       std::stop_token cancel = {});
+  [[nodiscard]] Task<Reply> call_with_body(std::string_view operation, std::string body,
+                                           std::stop_token cancel = {});
 
   [[nodiscard]] const JsonServiceConfig& config() const { return config_; }
 
@@ -102,15 +107,17 @@ class JsonClient {
   [[nodiscard]] std::chrono::milliseconds clock_skew() const;
 
  private:
-  [[nodiscard]] std::expected<nlohmann::json, AwsError> attempt_once(
-      std::string_view operation, const std::string& body, const std::string& invocation_id,
-      int attempt, const std::stop_token& cancel, long& http_status);
+  [[nodiscard]] Task<Reply> attempt_once(std::string_view operation, const std::string& body,
+                                         const std::string& invocation_id, int attempt,
+                                         const std::stop_token& cancel, long& http_status);
+  // What a reply says: the JSON object of a 2xx, or the classified error.
+  [[nodiscard]] Reply read_reply(const http::HttpResponse& response);
   void learn_skew(const http::HttpResponse& response);
 
   JsonServiceConfig config_;
   std::string url_;
   bool endpoint_valid_;
-  http::HttpTransport& transport_;
+  http::AsyncHttpTransport& transport_;
   CredentialsProvider& credentials_;
   RetryPolicy& retry_;
   JsonClientHooks hooks_;

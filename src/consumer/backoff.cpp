@@ -19,7 +19,12 @@ std::chrono::seconds retry_visibility(Millis after, double jitter_ratio, double 
   if (after >= kMaxVisibility) return kMaxVisibility;
   const auto extra =
       static_cast<std::int64_t>(std::floor(u * jitter_ratio * static_cast<double>(after.count())));
-  return visibility_seconds(after + Millis{extra});
+  // The jitter is rounded to the nearest second, `after` itself up: a 1 s re-check stays 1 s
+  // (ceil(1.05 s) made nearly every one 2 s, and a copy settled a second late), while nothing
+  // comes back before `after`.
+  const auto jittered = std::chrono::round<std::chrono::seconds>(after + Millis{extra});
+  return std::clamp(std::max(visibility_seconds(after), jittered), std::chrono::seconds{0},
+                    kMaxVisibility);
 }
 
 }  // namespace ic::consumer

@@ -16,9 +16,10 @@ struct ExponentialBackoff {
   Millis cap{20000};
 };
 
-// The visibility timeout for RetryLater{after}: after + u * after * jitter_ratio, rounded UP to
-// whole seconds (SQS granularity; rounding down could return the message before `after`),
-// clamped to [0, 12 h].
+// The visibility timeout for RetryLater{after}: after + u * after * jitter_ratio in whole
+// seconds (SQS granularity), never less than `after` rounded UP (rounding down could return the
+// message before `after`); the jitter itself is rounded to the nearest second. Clamped to
+// [0, 12 h].
 [[nodiscard]] std::chrono::seconds retry_visibility(Millis after, double jitter_ratio, double u);
 
 // Rounds a duration up to whole seconds, clamped to [0, 12 h].

@@ -5,9 +5,9 @@
 //   class NoDeadLetters final : public consumer::ForwardingQueue {
 //    public:
 //     using ForwardingQueue::ForwardingQueue;
-//     std::expected<void, Error> send_to_dlq(std::string_view,
-//                                                 const MessageAttributes&) override {
-//       return std::unexpected(Error{.error_class = ErrorClass::Permanent});
+//     Task<std::expected<void, Error>> send_to_dlq(std::string_view,
+//                                                  const MessageAttributes&) override {
+//       co_return std::unexpected(Error{.error_class = ErrorClass::Permanent});
 //     }
 //   };
 #pragma once
@@ -16,7 +16,7 @@
 
 namespace ic::consumer {
 
-// Thread-safety and blocking: those of the target. Ownership: borrows `target`, which must
+// Thread-safety and waiting: those of the target. Ownership: borrows `target`, which must
 // outlive the wrapper.
 class ForwardingQueue : public QueuePort {
  public:
@@ -24,19 +24,18 @@ class ForwardingQueue : public QueuePort {
 
   [[nodiscard]] QueuePort& target() const { return target_; }
 
-  [[nodiscard]] std::expected<std::vector<Message>, Error> receive(
-      int max_messages, std::chrono::seconds wait) override {
-    return target_.receive(max_messages, wait);
+  [[nodiscard]] Task<Received> receive(int max_messages, std::chrono::seconds wait,
+                                       std::stop_token stop) override {
+    return target_.receive(max_messages, wait, std::move(stop));
   }
-  [[nodiscard]] std::expected<BatchResult, Error> delete_batch(
-      std::span<const DeleteEntry> entries) override {
+  [[nodiscard]] Task<BatchReply> delete_batch(std::span<const DeleteEntry> entries) override {
     return target_.delete_batch(entries);
   }
-  [[nodiscard]] std::expected<BatchResult, Error> change_visibility_batch(
+  [[nodiscard]] Task<BatchReply> change_visibility_batch(
       std::span<const VisibilityEntry> entries) override {
     return target_.change_visibility_batch(entries);
   }
-  [[nodiscard]] std::expected<void, Error> send_to_dlq(
+  [[nodiscard]] Task<std::expected<void, Error>> send_to_dlq(
       std::string_view body, const MessageAttributes& attributes) override {
     return target_.send_to_dlq(body, attributes);
   }

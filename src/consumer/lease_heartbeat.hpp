@@ -3,6 +3,7 @@
 
 #include <functional>
 
+#include "core/task.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
@@ -16,20 +17,20 @@ enum class ClaimExtension {
 };
 
 // Implemented by whoever owns the delivery (the queue container), used by the handler.
-// The handler calls start() right after it acquires a claim and stop() the moment the outcome
-// is decided, before it writes the final state.
+// The handler calls start() right after it acquires a claim and awaits stop() the moment the
+// outcome is decided, before it writes the final state.
 // `extend_claim` extends the claim by one lease. After Lost the owner stops extending the claim
 // and the message's visibility; after Unanswered it leaves the visibility alone and tries the
 // claim again sooner than half a lease, since one throttled or timed-out write must not cost
 // the claim.
-// Thread-safety: start/stop are called from the handler's thread; `extend_claim` may be called
-// from the owner's timer thread and must be thread-safe. stop() must not return while an
-// `extend_claim` call is running, because `extend_claim` refers to the handler's stack.
+// Thread-safety: everything runs on the delivery's event loop: start() and stop() from the
+// handler's task, the extensions as tasks of their own. stop() finishes only once no
+// `extend_claim` task runs and none will, so `extend_claim` may refer to the handler's frame.
 class LeaseHeartbeat {
  public:
   virtual ~LeaseHeartbeat() = default;
-  virtual void start(std::function<ClaimExtension()> extend_claim, Millis lease) = 0;
-  virtual void stop() = 0;
+  virtual void start(std::function<Task<ClaimExtension>()> extend_claim, Millis lease) = 0;
+  [[nodiscard]] virtual Task<void> stop() = 0;
 };
 
 }  // namespace ic::consumer

@@ -1,11 +1,13 @@
-// The SQS listener container: long-poll receivers feed a bounded worker pool; each handler's
-// Disposition becomes a batched delete, a visibility change or a DLQ forward; long handlers are
-// heartbeated; request_stop() shuts down without losing a message. Reusable: it knows the
-// queue port, the Disposition vocabulary and nothing about the business (docs/design.md §4).
+// The SQS listener container: long-poll receivers feed deliveries to tasks on one event loop,
+// at most `max_in_flight` at a time; each handler's Disposition becomes a batched delete, a
+// visibility change or a DLQ forward; long handlers are heartbeated; request_stop() shuts down
+// without losing a message. Reusable: it knows the queue port, the Disposition vocabulary and
+// nothing about the business (docs/design.md §4).
 //
-//   ListenerContainer container(queue, [&](const Message& m, consumer::LeaseHeartbeat& hb) {
-//     return service.handle(m.body, hb);
-//   }, {.workers = 32});
+//   event::EventLoop loop;
+//   ListenerContainer container(loop, queue, [&](const Message& m, LeaseHeartbeat& hb) {
+//     return service.handle(m.body, hb);             // a Task<Disposition>
+//   }, {.max_in_flight = 256});
 //   std::jthread signals([&] { wait_for_sigterm(); container.request_stop(); });
 //   container.run();  // returns once stopped, in-flight work finished and acks flushed
 #pragma once
@@ -18,29 +20,28 @@
 #include <optional>
 #include <stop_token>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "consumer/ack_batcher.hpp"
 #include "consumer/backoff.hpp"
 #include "consumer/disposition.hpp"
-#include "consumer/heartbeat_scheduler.hpp"
 #include "consumer/intake_gate.hpp"
 #include "consumer/lease_heartbeat.hpp"
 #include "consumer/listener_observer.hpp"
 #include "consumer/quarantine.hpp"
 #include "consumer/queue_port.hpp"
 #include "core/random.hpp"
-#include "core/thread_annotations.hpp"
+#include "event/wait_queue.hpp"
 
 namespace ic::consumer {
 
 struct ListenerConfig {
-  std::size_t workers = 32;
+  // Deliveries handled at once: tasks on the loop, not threads, so hundreds cost little.
+  std::size_t max_in_flight = 32;
   std::size_t receivers = 1;  // concurrent long polls
-  // Messages received beyond the free workers, so that busy workers are not fed one receive per
+  // Messages received beyond the free slots, so that a full process is not fed one receive per
   // message. Prefetched messages are in flight (their visibility runs) while they wait: see
-  // prefetch_max_age. 0: ask only for free workers.
+  // prefetch_max_age. 0: ask only for free slots.
   std::size_t prefetch = 0;
   // A prefetched message that waited longer than this is handed back (visibility 0) instead of
   // started: its visibility must not lapse before the heartbeat's first extension. Keep it well
@@ -65,24 +66,25 @@ struct ListenerConfig {
   QuarantinePort* quarantine = nullptr;
 };
 
-using Handler = std::function<consumer::Disposition(const Message&, consumer::LeaseHeartbeat&)>;
+// Handles one delivery; the task runs on the container's loop.
+using Handler = std::function<Task<Disposition>(const Message&, LeaseHeartbeat&)>;
 
-// Thread-safety: run() is called once, from one thread; request_stop() may be called from
-// any thread, before or during run() (it is not async-signal-safe: wire signals through a
-// thread that waits for them). The handler runs on `workers` threads concurrently.
-// Ownership: `queue` and `observer` must outlive the container.
-// Shutdown gives a long poll in progress poll_drain to answer, then cuts it short where the
-// queue port can (receive_stoppable); what a poll still returns is handed back with
-// visibility 0, as is every prefetched message not started. Then it waits for the handlers'
-// remaining time. Handlers still running after shutdown_grace are reported and still awaited:
-// the container never abandons a delivery it started.
-// Flow control: a receiver polls at once while a worker is idle; while every worker is busy it
-// waits until a whole batch (10) fits into the free workers plus `prefetch`.
+// Thread-safety: run() is called once, from the thread that is to run `loop`; request_stop()
+// may be called from any thread, before or during run() (it is not async-signal-safe: wire
+// signals through a thread that waits for them). Everything else, handlers and the queue's
+// calls included, runs on the loop's thread.
+// Ownership: `loop`, `queue` and `observer` must outlive the container.
+// Shutdown gives a long poll in progress poll_drain to answer, then cuts it short (the
+// receive's stop token); what a poll still returns is handed back with visibility 0, as is
+// every prefetched message not started. Then it waits for the handlers' remaining time.
+// Handlers still running after shutdown_grace are reported and still awaited: the container
+// never abandons a delivery it started.
+// Flow control: a receiver polls at once while a slot is free; while every slot is busy it
+// waits until a whole batch (10) fits into the free slots plus `prefetch`.
 class ListenerContainer {
  public:
-  ListenerContainer(QueuePort& queue, Handler handler, ListenerConfig config,
-                    ListenerObserver* observer = nullptr);
-  ~ListenerContainer();
+  ListenerContainer(event::EventLoop& loop, QueuePort& queue, Handler handler,
+                    ListenerConfig config, ListenerObserver* observer = nullptr);
   ListenerContainer(const ListenerContainer&) = delete;
   ListenerContainer& operator=(const ListenerContainer&) = delete;
 
@@ -92,49 +94,53 @@ class ListenerContainer {
  private:
   struct Received {
     Message message;
-    std::chrono::steady_clock::time_point at;
+    SteadyInstant at;
   };
 
-  void receive_loop();
+  Task<void> receive_loop();
   // Caps `asked` by the intake gate, giving the slots it refuses back; 0 when paused.
   [[nodiscard]] int admit(int asked, IntakeDecision& decision);
-  [[nodiscard]] int reserve_slots() REQUIRES(mutex_);
-  [[nodiscard]] int slots_to_ask() const REQUIRES(mutex_);  // what reserve_slots would take
-  void worker_loop();
-  void process(const Message& message);
-  void apply(const Message& message, const consumer::Disposition& disposition, Millis elapsed);
+  [[nodiscard]] int reserve_slots();
+  [[nodiscard]] int slots_to_ask() const;  // what reserve_slots would take
+  // Starts what waits in ready_ while slots are free; hands back what waited too long.
+  void dispatch();
+  void start(Message message);
+  void finished_one();
+  Task<void> process(Message message);
+  Task<void> apply(const Message& message, const Disposition& disposition, Millis elapsed);
   // Sends the smaller copies of kDeadLetterCopies in turn while SQS refuses them for good;
   // the body-only one only after the reason is quarantined.
-  [[nodiscard]] std::expected<void, Error> forward_to_dlq(const Message& message,
-                                                          const DeadLetter& dead);
-  [[nodiscard]] std::expected<void, Error> quarantine(const Message& message,
-                                                      const DeadLetter& dead);
+  [[nodiscard]] Task<std::expected<void, Error>> forward_to_dlq(const Message& message,
+                                                                const DeadLetter& dead);
+  [[nodiscard]] Task<std::expected<void, Error>> quarantine(const Message& message,
+                                                            const DeadLetter& dead);
   void retry_after(const Message& message, Millis after);
   void return_unstarted(std::vector<Message> messages);
-  void finish_shutdown();
+  void begin_stop();
+  Task<void> shutdown();
+  // Waits on `queue` until `done()` or `deadline`; false when the deadline came first.
+  Task<bool> wait_for(event::WaitQueue& queue, const std::function<bool()>& done,
+                      std::optional<SteadyInstant> deadline);
 
+  event::EventLoop& loop_;
   QueuePort& queue_;
   Handler handler_;
   const ListenerConfig config_;
   ListenerObserver& observer_;
   SeededRandom jitter_;
   AckBatcher batcher_;
-  HeartbeatScheduler heartbeats_;
 
-  Mutex mutex_;
-  // Each waits for one thing, so that a finished message wakes no more threads than need it.
-  CondVar changed_;  // slots freed, or stop: receivers and the shutdown's drain wait on it
-  CondVar work_;     // a message is ready, or stop: workers
-  CondVar stopped_;  // stop: run()
-  bool stop_requested_ GUARDED_BY(mutex_) = false;
-  std::stop_source stop_source_;                // cuts long polls short, poll_drain after the stop
-  std::size_t polling_ GUARDED_BY(mutex_) = 0;  // receives in flight
-  // workers + prefetch, minus the messages asked for, received and not started, and running
-  std::ptrdiff_t free_slots_ GUARDED_BY(mutex_) = 0;
-  std::deque<Received> ready_ GUARDED_BY(mutex_);  // received, not started
-  std::size_t in_flight_ GUARDED_BY(mutex_) = 0;
-  std::vector<std::thread> workers_;
-  std::vector<std::thread> receivers_;
+  event::WaitQueue changed_;  // slots freed, a poll answered, or stop: receivers and shutdown
+  bool stop_requested_ = false;
+  bool finished_ = false;       // shutdown done: run() returns
+  std::stop_source poll_stop_;  // cuts long polls short, poll_drain after the stop
+  std::size_t polling_ = 0;     // receives in flight
+  std::size_t receivers_ = 0;   // receiver tasks not finished
+  // max_in_flight + prefetch, minus the messages asked for, received and not started, and
+  // running
+  std::ptrdiff_t free_slots_ = 0;
+  std::deque<Received> ready_;  // received, not started
+  std::size_t in_flight_ = 0;
 };
 
 }  // namespace ic::consumer

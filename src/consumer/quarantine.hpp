@@ -14,6 +14,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/task.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
@@ -27,13 +28,15 @@ struct QuarantineRecord {
   friend bool operator==(const QuarantineRecord&, const QuarantineRecord&) = default;
 };
 
-// Thread-safety: every method may be called concurrently. Blocking: one round trip each.
+// Thread-safety: each method returns a task awaited at once on an event loop's thread
+// (event::run_blocking for the operator commands); calls may be in flight concurrently. One
+// round trip each.
 class QuarantinePort {
  public:
   virtual ~QuarantinePort() = default;
   // Idempotent: the same body quarantined again overwrites the record.
-  [[nodiscard]] virtual std::expected<void, Error> put(const QuarantineRecord& record) = 0;
-  [[nodiscard]] virtual std::expected<std::optional<QuarantineRecord>, Error> find(
+  [[nodiscard]] virtual Task<std::expected<void, Error>> put(const QuarantineRecord& record) = 0;
+  [[nodiscard]] virtual Task<std::expected<std::optional<QuarantineRecord>, Error>> find(
       std::string_view body_sha256) = 0;
 };
 

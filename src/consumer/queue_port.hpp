@@ -1,10 +1,10 @@
 // The queue port the listener container drives: receive, batched delete and visibility
 // changes, and forwarding to a dead-letter queue. Generic: nothing here knows the business.
 //
-//   auto got = queue.receive(3, std::chrono::seconds{20});
+//   auto got = co_await queue.receive(3, std::chrono::seconds{20});
 //   if (got) for (auto& m : *got) { /* handle */ }
 //   std::vector<DeleteEntry> acks{{.message_id = m.message_id, .receipt_handle =
-//   m.receipt_handle}}; auto reply = queue.delete_batch(acks);  // reply->at(i) answers acks[i]
+//   m.receipt_handle}}; auto reply = co_await queue.delete_batch(acks);  // reply->at(i): acks[i]
 #pragma once
 
 #include <chrono>
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "core/task.hpp"
 #include "core/time.hpp"
 
 namespace ic::consumer {
@@ -65,11 +66,11 @@ inline constexpr std::size_t kMaxBatchEntries = 10;           // SQS limit per b
 inline constexpr int kMaxReceiveMessages = 10;                // SQS limit per ReceiveMessage
 inline constexpr std::chrono::seconds kMaxVisibility{43200};  // 12 hours, SQS limit
 
-// Thread-safety: every method may be called concurrently from any number of threads (the
-// container polls, acknowledges and heartbeats from different threads).
-// Ownership: the port copies what it needs; spans and views need only live for the call.
-// Blocking: receive() blocks up to `wait` (long poll) and may return fewer messages than
-// asked, or none; every other call blocks for one round trip (plus the port's own retries).
+// Thread-safety: every method returns a task awaited at once on an event loop's thread; the
+// container has polls, acknowledgements and heartbeats in flight at once.
+// Ownership: the port copies what it needs; spans and views need only live until the task ends.
+// Waiting: receive() finishes within `wait` (long poll) and may return fewer messages than
+// asked, or none; every other call takes one round trip (plus the port's own retries).
 // Errors: an error of the whole call means no entry is known to have taken effect (an
 // `ambiguous` one: some may have); a BatchResult means the call was answered and each entry
 // has its own outcome.
@@ -77,31 +78,26 @@ class QueuePort {
  public:
   virtual ~QueuePort() = default;
 
+  using Received = std::expected<std::vector<Message>, Error>;
+  using BatchReply = std::expected<BatchResult, Error>;
+
   // Up to `max_messages` (1..10) deliveries, each with ApproximateReceiveCount, SentTimestamp
-  // and all message attributes.
-  [[nodiscard]] virtual std::expected<std::vector<Message>, Error> receive(
-      int max_messages, std::chrono::seconds wait) = 0;
-
-  // receive(), cut short once `stop` is requested: it then returns what it has (usually
-  // nothing), and the stop itself is not an error. A port that cannot cut a poll short keeps
-  // this default, and shutdown waits out its poll.
-  [[nodiscard]] virtual std::expected<std::vector<Message>, Error> receive_stoppable(
-      int max_messages, std::chrono::seconds wait, std::stop_token /*stop*/) {
-    return receive(max_messages, wait);
-  }
+  // and all message attributes. Once `stop` is requested (on the loop's thread) the poll is cut
+  // short and returns what it has (usually nothing); the stop itself is not an error.
+  [[nodiscard]] virtual Task<Received> receive(int max_messages, std::chrono::seconds wait,
+                                               std::stop_token stop = {}) = 0;
 
   // At most kMaxBatchEntries entries; the result has exactly entries.size() elements.
-  [[nodiscard]] virtual std::expected<BatchResult, Error> delete_batch(
-      std::span<const DeleteEntry> entries) = 0;
+  [[nodiscard]] virtual Task<BatchReply> delete_batch(std::span<const DeleteEntry> entries) = 0;
 
   // At most kMaxBatchEntries entries; the result has exactly entries.size() elements.
-  [[nodiscard]] virtual std::expected<BatchResult, Error> change_visibility_batch(
+  [[nodiscard]] virtual Task<BatchReply> change_visibility_batch(
       std::span<const VisibilityEntry> entries) = 0;
 
   // Sends `body` unchanged to the dead-letter queue with `attributes`. A copy too large for the
   // DLQ (consumer/message_size.hpp) is refused for good (a permanent error), by SQS or by a
   // port that counts before sending.
-  [[nodiscard]] virtual std::expected<void, Error> send_to_dlq(
+  [[nodiscard]] virtual Task<std::expected<void, Error>> send_to_dlq(
       std::string_view body, const MessageAttributes& attributes) = 0;
 };
 

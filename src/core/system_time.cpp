@@ -13,6 +13,11 @@ class SystemClock final : public Clock {
   }
 };
 
+class SteadyClock final : public MonotonicClock {
+ public:
+  [[nodiscard]] SteadyInstant now() const override { return std::chrono::steady_clock::now(); }
+};
+
 class ThreadSleeper final : public Sleeper {
  public:
   void sleep_for(Millis duration) override { std::this_thread::sleep_for(duration); }
@@ -28,6 +33,11 @@ const Clock& real_clock() {
 Sleeper& real_sleeper() {
   static ThreadSleeper sleeper;
   return sleeper;
+}
+
+const MonotonicClock& real_monotonic_clock() {
+  static const SteadyClock clock;
+  return clock;
 }
 
 }  // namespace ic

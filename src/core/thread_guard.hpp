@@ -38,4 +38,18 @@ bool run_guarded(std::string_view thread, ThreadFailureObserver* observer, Body&
   return false;
 }
 
+// The same boundary for a task nobody awaits (spawn()'s on_done): reports what it threw, if
+// anything, to `observer` (may be null).
+inline void report_failure(std::string_view thread, ThreadFailureObserver* observer,
+                           const std::exception_ptr& error) noexcept {
+  if (!error || observer == nullptr) return;
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    observer->on_thread_exception(thread, e.what());
+  } catch (...) {
+    observer->on_thread_exception(thread, "non-standard exception");
+  }
+}
+
 }  // namespace ic

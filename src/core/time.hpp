@@ -13,15 +13,24 @@ using Instant = std::chrono::sys_time<Millis>;
 // Source of "now": the wall clock (std::chrono::system_clock, truncated to milliseconds).
 // It may step when NTP corrects it, which is right for what it is used for: lease arithmetic,
 // record timestamps, log lines, SigV4 signing time and credential expiry, all compared with
-// other machines' wall time. In-process timers that wait on a condition variable
-// (HeartbeatScheduler, AckBatcher, ListenerContainer) use std::chrono::steady_clock directly
-// instead: their deadlines must not move when the wall clock is stepped.
+// other machines' wall time. In-process timers (the event loop's) use MonotonicClock instead:
+// their deadlines must not move when the wall clock is stepped.
 // Thread-safety: now() may be called from any thread and never blocks.
 // Ownership: injected by reference; the owner outlives every user.
 class Clock {
  public:
   virtual ~Clock() = default;
   [[nodiscard]] virtual Instant now() const = 0;
+};
+
+// The monotonic clock of in-process timers (the event loop's): its readings never step, so a
+// deadline set from it does not move when NTP corrects the wall clock. Injected, so tests of
+// timer order move it by hand. Thread-safety and ownership: as Clock.
+using SteadyInstant = std::chrono::steady_clock::time_point;
+class MonotonicClock {
+ public:
+  virtual ~MonotonicClock() = default;
+  [[nodiscard]] virtual SteadyInstant now() const = 0;
 };
 
 // Blocks the calling thread, for waits nothing needs to cut short (retry backoff, polling a
@@ -50,6 +59,7 @@ class Sleeper {
 
 // The real ones, alive for the whole process.
 [[nodiscard]] const Clock& real_clock();
-[[nodiscard]] Sleeper& real_sleeper();  // std::this_thread::sleep_for
+[[nodiscard]] Sleeper& real_sleeper();                       // std::this_thread::sleep_for
+[[nodiscard]] const MonotonicClock& real_monotonic_clock();  // std::chrono::steady_clock
 
 }  // namespace ic

@@ -3,14 +3,19 @@
 #include <algorithm>
 #include <array>
 
+#include "core/task_locals.hpp"
+
 namespace ic {
 namespace {
 
 constexpr std::size_t kTraceIdDigits = 32;
 constexpr std::size_t kParentIdDigits = 16;
 
-// The only state: the header value, formatted once per scope rather than per log line.
-thread_local std::string current;
+// The only state: the header value, formatted once per scope rather than per log line, and
+// kept per task (core/task_locals.hpp) so that interleaved deliveries keep their own.
+std::string& current() {
+  return task_locals().traceparent;
+}
 
 bool lower_hex(char c) {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -104,16 +109,16 @@ std::optional<TraceContext> parse_aws_trace_header(std::string_view text) noexce
   }
 }
 
-TraceScope::TraceScope(std::optional<TraceContext> context) : previous_(std::move(current)) {
-  current = context ? context->traceparent() : std::string();
+TraceScope::TraceScope(std::optional<TraceContext> context) : previous_(std::move(current())) {
+  current() = context ? context->traceparent() : std::string();
 }
 
 TraceScope::~TraceScope() {
-  current = std::move(previous_);
+  current() = std::move(previous_);
 }
 
 std::string_view current_traceparent() noexcept {
-  return current;
+  return current();
 }
 
 }  // namespace ic

@@ -1,6 +1,6 @@
 // W3C Trace Context (traceparent) carried from a producer through one charge: parsed from the
 // message's `traceparent` attribute or converted from its X-Ray AWSTraceHeader, made current
-// on the handling thread by a TraceScope, and read by the logger and the bank calls. No spans
+// in the handling task by a TraceScope, and read by the logger and the bank calls. No spans
 // are recorded or exported: propagation and log correlation only (docs/design.md §5).
 //
 //   const TraceScope scope(parse_traceparent(attribute));
@@ -35,8 +35,8 @@ struct TraceContext {
 // given twice, a bad value or an all-zero id is nullopt. Hex may be in either case.
 [[nodiscard]] std::optional<TraceContext> parse_aws_trace_header(std::string_view text) noexcept;
 
-// Makes `context` current on this thread until destroyed (restoring what was current before);
-// nullopt makes no context current. Not movable: it lives on the handler's stack.
+// Makes `context` current in this task (core/task_locals.hpp) until destroyed (restoring what was
+// current before); nullopt makes no context current. Not movable: it lives on the handler's stack.
 class TraceScope {
  public:
   explicit TraceScope(std::optional<TraceContext> context);

@@ -5,11 +5,11 @@
 //   class BankOutage final : public domain::ForwardingDebitPort {
 //    public:
 //     using ForwardingDebitPort::ForwardingDebitPort;
-//     DebitResult debit(const Charge& charge, std::string_view key) override {
-//       if (down) return DebitUnavailable{"injected outage"};
-//       return ForwardingDebitPort::debit(charge, key);
+//     Task<DebitResult> debit(const Charge& charge, std::string_view key) override {
+//       if (down) co_return DebitUnavailable{"injected outage"};
+//       co_return co_await ForwardingDebitPort::debit(charge, key);
 //     }
-//     std::atomic<bool> down{false};
+//     bool down = false;
 //   };
 #pragma once
 
@@ -25,7 +25,8 @@ class ForwardingDebitPort : public AccountDebitPort {
 
   [[nodiscard]] AccountDebitPort& target() const { return target_; }
 
-  [[nodiscard]] DebitResult debit(const Charge& charge, std::string_view idempotency_key) override {
+  [[nodiscard]] Task<DebitResult> debit(const Charge& charge,
+                                        std::string_view idempotency_key) override {
     return target_.debit(charge, idempotency_key);
   }
 
@@ -41,8 +42,8 @@ class ForwardingNotificationPort : public NotificationPort {
 
   [[nodiscard]] NotificationPort& target() const { return target_; }
 
-  [[nodiscard]] NotificationResult notify(const Charge& charge, std::string_view debit_ref,
-                                          std::string_view idempotency_key) override {
+  [[nodiscard]] Task<NotificationResult> notify(const Charge& charge, std::string_view debit_ref,
+                                                std::string_view idempotency_key) override {
     return target_.notify(charge, debit_ref, idempotency_key);
   }
 

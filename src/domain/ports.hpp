@@ -7,6 +7,7 @@
 #include <string_view>
 #include <variant>
 
+#include "core/task.hpp"
 #include "core/time.hpp"
 #include "domain/charge.hpp"
 
@@ -36,12 +37,13 @@ using DebitResult = std::variant<Debited, DebitRejected, DebitUnavailable, Debit
 // Debits a customer's account through core banking.
 // Contract: the bank applies at most one debit per idempotency key and answers a repeated key
 // with the original result; that is what makes a retry after a crash or timeout safe.
-// Thread-safety: debit() is called concurrently from every worker.
+// Thread-safety: debit() returns a task awaited at once on an event loop's thread; many debits
+// are in flight at once. Ownership: the arguments need only live until the task finishes.
 class AccountDebitPort {
  public:
   virtual ~AccountDebitPort() = default;
-  [[nodiscard]] virtual DebitResult debit(const Charge& charge,
-                                          std::string_view idempotency_key) = 0;
+  [[nodiscard]] virtual Task<DebitResult> debit(const Charge& charge,
+                                                std::string_view idempotency_key) = 0;
 };
 
 struct NotificationSent {};
@@ -55,16 +57,17 @@ struct NotificationFailed {
 using NotificationResult = std::variant<NotificationSent, NotificationFailed>;
 
 // Tells the customer about a debit. Best effort: a failure is recorded, never retried by
-// debiting again. Thread-safety: notify() is called concurrently from every worker.
+// debiting again. Thread-safety and ownership: as AccountDebitPort.
 class NotificationPort {
  public:
   virtual ~NotificationPort() = default;
-  [[nodiscard]] virtual NotificationResult notify(const Charge& charge, std::string_view debit_ref,
-                                                  std::string_view idempotency_key) = 0;
+  [[nodiscard]] virtual Task<NotificationResult> notify(const Charge& charge,
+                                                        std::string_view debit_ref,
+                                                        std::string_view idempotency_key) = 0;
 };
 
 // Unpredictable claim tokens: a token that another worker could guess would defeat fencing.
-// Thread-safety: next() is called concurrently from every worker.
+// Thread-safety: next() may be called from any thread.
 class TokenSource {
  public:
   virtual ~TokenSource() = default;

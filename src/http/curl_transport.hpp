@@ -1,44 +1,50 @@
-// HttpTransport over libcurl: one easy handle per (transport, thread), reused so that
-// consecutive requests from a thread travel over the same kept-alive connection.
+// The transports over libcurl. CurlTransport runs every transfer of a loop on one libcurl multi
+// handle driven by the loop's epoll (curl_multi_socket_action): a thousand transfers in flight
+// cost a thousand easy handles and sockets, no threads, and one ready socket wakes only its own
+// transfer. BlockingTransport is the blocking port over any AsyncHttpTransport, for callers
+// outside a task.
 //
-//   CurlHttpTransport transport;
-//   auto reply = transport.send({.method = "POST", .url = url, .headers = h, .body = b},
-//                               {.connect = 1s, .total = 5s});
+//   CurlTransport transport;                                  // on the consumer's loop
+//   auto reply = co_await transport.send({.method = "POST", .url = url, .headers = h, .body = b},
+//                                        {.connect = 1s, .total = 5s});
+//   BlockingTransport blocking(transport);                    // credential fetches
 #pragma once
 
-#include <cstdint>
-#include <memory>
-#include <vector>
+#include <string>
 
-#include "core/thread_annotations.hpp"
 #include "http/http_transport.hpp"
 
 namespace ic::http {
 
-// Thread-safety: send() may be called concurrently; each thread gets its own handle, created
-// on first use and owned by the transport (connections close when the transport is destroyed).
-// Ownership: the transport must outlive every send() call; destroy it only when no thread is
-// inside send(). Redirects are not followed; TLS peers are always verified, with the system CA
-// store or `tls.ca_file`, and `tls` adds a client certificate for mutual TLS. The files are
-// read by libcurl at each new connection, so replaced files apply to the next handshake.
-class CurlHttpTransport final : public HttpTransport {
+// Thread-safety: AsyncHttpTransport's. Each loop that sends through a CurlTransport gets one
+// multi handle per set of TLS files (an attachment of the loop, event/event_loop.hpp), whose
+// easy handles and kept-alive connections serve every transport with those files and last as
+// long as the loop. Ownership: holds nothing but its settings, so it may be destroyed at any
+// time no task of it is running. Redirects are not followed; TLS peers are always verified,
+// with the system CA store or `tls.ca_file`, and `tls` adds a client certificate for mutual
+// TLS. The files are read by libcurl at each new connection, so replaced files apply to the
+// next handshake.
+class CurlTransport final : public AsyncHttpTransport {
  public:
-  explicit CurlHttpTransport(TlsClientFiles tls = {});
-  ~CurlHttpTransport() override;
-  CurlHttpTransport(const CurlHttpTransport&) = delete;
-  CurlHttpTransport& operator=(const CurlHttpTransport&) = delete;
+  explicit CurlTransport(TlsClientFiles tls = {});
 
-  [[nodiscard]] std::expected<HttpResponse, TransportError> send(
-      const HttpRequest& request, const HttpTimeouts& timeouts) override;
+  [[nodiscard]] Task<HttpResult> send(const HttpRequest& request,
+                                      const HttpTimeouts& timeouts) override;
 
  private:
-  struct Handle;
-  Handle& handle_for_this_thread();
-
-  const std::uint64_t id_;  // never reused, so a thread's cache cannot confuse two transports
   const TlsClientFiles tls_;
-  Mutex mutex_;
-  std::vector<std::unique_ptr<Handle>> handles_ GUARDED_BY(mutex_);
+  const std::string multi_key_;  // names the loop attachment serving these TLS files
+};
+
+// Thread-safety: HttpTransport's; each call runs on its thread's own loop
+// (event/run_blocking.hpp). Ownership: borrows `transport`, which must outlive it.
+class BlockingTransport final : public HttpTransport {
+ public:
+  explicit BlockingTransport(AsyncHttpTransport& transport) : transport_(transport) {}
+  [[nodiscard]] HttpResult send(const HttpRequest& request, const HttpTimeouts& timeouts) override;
+
+ private:
+  AsyncHttpTransport& transport_;
 };
 
 }  // namespace ic::http

@@ -1,14 +1,13 @@
-// An HttpTransport that forwards every request to another transport, as leveldb's EnvWrapper
-// does for Env: a decorator (one that rewrites or drops answers, instrumentation) derives from
-// it and overrides send() to act around the forwarded call.
+// An AsyncHttpTransport that forwards every request to another transport, as leveldb's
+// EnvWrapper does for Env: a decorator (one that rewrites or drops answers, instrumentation)
+// derives from it and overrides send() to act around the forwarded call.
 //
 //   class LoseEveryAnswer final : public http::ForwardingTransport {
 //    public:
 //     using ForwardingTransport::ForwardingTransport;
-//     std::expected<HttpResponse, TransportError> send(const HttpRequest& request,
-//                                                      const HttpTimeouts& timeouts) override {
-//       (void)ForwardingTransport::send(request, timeouts);  // the server acts on it...
-//       return std::unexpected(TransportError{.failure = TransportFailure::TimeoutAfterSend});
+//     Task<HttpResult> send(const HttpRequest& request, const HttpTimeouts& timeouts) override {
+//       (void)co_await ForwardingTransport::send(request, timeouts);  // the server acts on it...
+//       co_return std::unexpected(TransportError{.failure = TransportFailure::TimeoutAfterSend});
 //     }
 //   };
 #pragma once
@@ -17,21 +16,21 @@
 
 namespace ic::http {
 
-// Thread-safety and blocking: those of the target. Ownership: borrows `target`, which must
+// Thread-safety and suspension: those of the target. Ownership: borrows `target`, which must
 // outlive the wrapper.
-class ForwardingTransport : public HttpTransport {
+class ForwardingTransport : public AsyncHttpTransport {
  public:
-  explicit ForwardingTransport(HttpTransport& target) : target_(target) {}
+  explicit ForwardingTransport(AsyncHttpTransport& target) : target_(target) {}
 
-  [[nodiscard]] HttpTransport& target() const { return target_; }
+  [[nodiscard]] AsyncHttpTransport& target() const { return target_; }
 
-  [[nodiscard]] std::expected<HttpResponse, TransportError> send(
-      const HttpRequest& request, const HttpTimeouts& timeouts) override {
+  [[nodiscard]] Task<HttpResult> send(const HttpRequest& request,
+                                      const HttpTimeouts& timeouts) override {
     return target_.send(request, timeouts);
   }
 
  private:
-  HttpTransport& target_;
+  AsyncHttpTransport& target_;
 };
 
 }  // namespace ic::http

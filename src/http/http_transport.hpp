@@ -1,4 +1,6 @@
-// The HTTP transport port used by the AWS clients and the bank adapters.
+// The HTTP transport ports: AsyncHttpTransport, awaited on an event loop, which the AWS clients
+// and the bank adapters use; HttpTransport, blocking, for the few callers outside any task (the
+// credential providers' fetches).
 #pragma once
 
 #include <chrono>
@@ -7,6 +9,8 @@
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "core/task.hpp"
 
 namespace ic::http {
 
@@ -69,13 +73,29 @@ struct HttpTimeouts {
   std::chrono::milliseconds total{10000};
 };
 
-// Thread-safety: send() may be called concurrently from many threads; implementations keep
-// one connection (curl handle) per thread so keep-alive works without locking.
+using HttpResult = std::expected<HttpResponse, TransportError>;
+
+// Thread-safety: send() is called, and its task awaited at once, on an event loop's thread
+// (event/event_loop.hpp): any number of transfers of any number of loops at a time, each on
+// the loop that started it. A stalled transfer holds up nothing but its own task. The request
+// and the timeouts are read until the task finishes, so they live in the awaiting frame.
+// Cancellation: once `request.cancel` is requested (on the loop's thread) the transfer ends
+// with CouldNotConnect, or Interrupted when the request had left.
+// Ownership: the transport must outlive the tasks it returned.
+class AsyncHttpTransport {
+ public:
+  virtual ~AsyncHttpTransport() = default;
+  [[nodiscard]] virtual Task<HttpResult> send(const HttpRequest& request,
+                                              const HttpTimeouts& timeouts) = 0;
+};
+
+// Thread-safety: send() may be called concurrently from many threads, none of them inside a
+// task of the consumer's loop (it blocks its thread). Ownership: as AsyncHttpTransport.
 class HttpTransport {
  public:
   virtual ~HttpTransport() = default;
-  [[nodiscard]] virtual std::expected<HttpResponse, TransportError> send(
-      const HttpRequest& request, const HttpTimeouts& timeouts) = 0;
+  [[nodiscard]] virtual HttpResult send(const HttpRequest& request,
+                                        const HttpTimeouts& timeouts) = 0;
 };
 
 }  // namespace ic::http

@@ -5,11 +5,11 @@
 //   class CountingClaims final : public idempotency::ForwardingStore {
 //    public:
 //     using ForwardingStore::ForwardingStore;
-//     std::expected<ClaimResult, Error> claim(const ClaimRequest& r) override {
+//     Task<ClaimReply> claim(const ClaimRequest& r) override {
 //       ++claims;
 //       return ForwardingStore::claim(r);
 //     }
-//     std::atomic<int> claims{0};
+//     int claims = 0;
 //   };
 #pragma once
 
@@ -22,37 +22,27 @@ namespace ic::idempotency {
 class ForwardingStore : public IdempotencyStore {
  public:
   explicit ForwardingStore(IdempotencyStore& target) : target_(target) {}
-
   [[nodiscard]] IdempotencyStore& target() const { return target_; }
 
-  [[nodiscard]] std::expected<ClaimResult, Error> claim(const ClaimRequest& request) override {
+  [[nodiscard]] Task<ClaimReply> claim(const ClaimRequest& request) override {
     return target_.claim(request);
   }
-  [[nodiscard]] std::expected<WriteOutcome, Error> complete(std::string_view key,
-                                                            std::string_view token,
-                                                            const Completion& completion,
-                                                            Instant now) override {
+  [[nodiscard]] Task<WriteReply> complete(std::string_view key, std::string_view token,
+                                          const Completion& completion, Instant now) override {
     return target_.complete(key, token, completion, now);
   }
-  [[nodiscard]] std::expected<WriteOutcome, Error> fail(std::string_view key,
-                                                        std::string_view token,
-                                                        const Failure& failure,
-                                                        Instant now) override {
+  [[nodiscard]] Task<WriteReply> fail(std::string_view key, std::string_view token,
+                                      const Failure& failure, Instant now) override {
     return target_.fail(key, token, failure, now);
   }
-  [[nodiscard]] std::expected<WriteOutcome, Error> extend(std::string_view key,
-                                                          std::string_view token,
-                                                          Instant new_lease_until) override {
+  [[nodiscard]] Task<WriteReply> extend(std::string_view key, std::string_view token,
+                                        Instant new_lease_until) override {
     return target_.extend(key, token, new_lease_until);
   }
-  [[nodiscard]] std::expected<WriteOutcome, Error> release(std::string_view key,
-                                                           std::string_view token) override {
+  [[nodiscard]] Task<WriteReply> release(std::string_view key, std::string_view token) override {
     return target_.release(key, token);
   }
-  [[nodiscard]] std::expected<std::optional<ClaimRecord>, Error> get(
-      std::string_view key) override {
-    return target_.get(key);
-  }
+  [[nodiscard]] Task<ReadReply> get(std::string_view key) override { return target_.get(key); }
 
  private:
   IdempotencyStore& target_;

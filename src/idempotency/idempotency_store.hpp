@@ -1,9 +1,10 @@
 // The IdempotencyStore port: every write is one atomic conditional request (docs/design.md §3).
 //
-//   auto claimed = store.claim({.key = "CHG-1", .payload_hash = h, .token = t, .owner = me,
-//                               .now = clock.now(), .lease = 60s});
+//   auto claimed = co_await store.claim({.key = "CHG-1", .payload_hash = h, .token = t,
+//                                        .owner = me, .now = clock.now(), .lease = 60s});
 //   if (claimed && claimed->outcome == ClaimOutcome::Acquired) { /* effect */
-//     (void)store.complete("CHG-1", t, {.status = "DEBITED", .result_ref = ref}, clock.now()); }
+//     (void)co_await store.complete("CHG-1", t, {.status = "DEBITED", .result_ref = ref},
+//                                   clock.now()); }
 #pragma once
 
 #include <expected>
@@ -12,6 +13,7 @@
 #include <string_view>
 
 #include "core/error.hpp"
+#include "core/task.hpp"
 #include "idempotency/claim_record.hpp"
 
 namespace ic::idempotency {
@@ -38,15 +40,22 @@ enum class WriteOutcome {
 
 [[nodiscard]] std::string_view to_string(WriteOutcome outcome);
 
+// What the port's tasks finish with.
+using ClaimReply = std::expected<ClaimResult, Error>;
+using WriteReply = std::expected<WriteOutcome, Error>;
+using ReadReply = std::expected<std::optional<ClaimRecord>, Error>;
+
 // The port's operations, as observers report a failed, fenced or recorded call.
 enum class StoreOperation { Claim, Complete, Fail, Extend, Release, Get };
 
 // "claim", "complete", "fail", "extend", "release", "get": the `operation` label and log field.
 [[nodiscard]] std::string_view to_string(StoreOperation operation);
 
-// Thread-safety: every method is safe to call concurrently from any number of threads and
-// processes; atomicity per key is the store's job (a conditional write), never the caller's.
-// Ownership: the store owns no caller data; string_views need only live for the call.
+// Thread-safety: every method returns a task, awaited at once on an event loop's thread
+// (event/event_loop.hpp; event::run_blocking for a blocking caller); any number of calls may be
+// in flight at once, on any number of loops and processes. Atomicity per key is the store's job
+// (a conditional write), never the caller's.
+// Ownership: the store owns no caller data; arguments need only live until the task finishes.
 // Errors: an ic::Error after the store's own retries. An `ambiguous` write may have taken
 // effect; repeating the call with the same token is safe and tells (claim, complete and fail
 // recognise their own earlier success).
@@ -59,33 +68,26 @@ class IdempotencyStore {
   // payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); a success sets
   // IN_PROGRESS, the new token/owner/lease and increments `fence`. A refusal is not an error:
   // it comes back as a duplicate outcome with the refusing record.
-  [[nodiscard]] virtual std::expected<ClaimResult, Error> claim(const ClaimRequest& request) = 0;
+  [[nodiscard]] virtual Task<ClaimReply> claim(const ClaimRequest& request) = 0;
 
   // state = IN_PROGRESS AND claimToken = :token -> DONE with the completion.
-  [[nodiscard]] virtual std::expected<WriteOutcome, Error> complete(std::string_view key,
-                                                                    std::string_view token,
-                                                                    const Completion& completion,
-                                                                    Instant now) = 0;
+  [[nodiscard]] virtual Task<WriteReply> complete(std::string_view key, std::string_view token,
+                                                  const Completion& completion, Instant now) = 0;
 
   // state = IN_PROGRESS AND claimToken = :token -> FAILED with the failure.
-  [[nodiscard]] virtual std::expected<WriteOutcome, Error> fail(std::string_view key,
-                                                                std::string_view token,
-                                                                const Failure& failure,
-                                                                Instant now) = 0;
+  [[nodiscard]] virtual Task<WriteReply> fail(std::string_view key, std::string_view token,
+                                              const Failure& failure, Instant now) = 0;
 
   // Heartbeat: state = IN_PROGRESS AND claimToken = :token -> leaseUntil = new_lease_until.
-  [[nodiscard]] virtual std::expected<WriteOutcome, Error> extend(std::string_view key,
-                                                                  std::string_view token,
-                                                                  Instant new_lease_until) = 0;
+  [[nodiscard]] virtual Task<WriteReply> extend(std::string_view key, std::string_view token,
+                                                Instant new_lease_until) = 0;
 
   // Gives a claim up after a transient failure (leaseUntil = 0) so a redelivery can reclaim at
   // once. Same condition as extend.
-  [[nodiscard]] virtual std::expected<WriteOutcome, Error> release(std::string_view key,
-                                                                   std::string_view token) = 0;
+  [[nodiscard]] virtual Task<WriteReply> release(std::string_view key, std::string_view token) = 0;
 
   // Strongly consistent read; nullopt when the key was never claimed (or has expired).
-  [[nodiscard]] virtual std::expected<std::optional<ClaimRecord>, Error> get(
-      std::string_view key) = 0;
+  [[nodiscard]] virtual Task<ReadReply> get(std::string_view key) = 0;
 };
 
 }  // namespace ic::idempotency

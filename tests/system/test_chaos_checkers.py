@@ -234,6 +234,20 @@ def test_c4l_allows_a_takeover_after_the_holder_died_or_its_lease_ended() -> Non
     assert verdicts(run)["C4L"].ok
 
 
+def test_c4l_leaves_out_a_holder_paused_between_its_claim_and_the_takeover() -> None:
+    # A SIGSTOPped holder cannot heartbeat: its lateness is the pause, beyond the bound's margin.
+    run = overlapping(offset_ms=5)
+    run.events += [{"t": 200.2, "type": "fault", "fault": "consumer-pause", "action": "start", "consumer": "c1.0"},
+                   {"t": 210.0, "type": "fault", "fault": "consumer-pause", "action": "stop", "consumer": "c1.0"}]
+    assert verdicts(run)["C4L"].ok
+    # A pause that ended before the claim changes nothing.
+    run = overlapping(offset_ms=5)
+    run.events += [{"t": 150.0, "type": "fault", "fault": "consumer-pause", "action": "start", "consumer": "c1.0"},
+                   {"t": 160.0, "type": "fault", "fault": "consumer-pause", "action": "stop", "consumer": "c1.0"}]
+    result = verdicts(run)["C4L"]
+    assert result.asserted and not result.ok
+
+
 def test_c5_catches_a_slow_or_missing_drain() -> None:
     run = clean_run()
     run.drained_at = 140.0  # CHG-A settled at 102.2, then nothing for 37.8 s

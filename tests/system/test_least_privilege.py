@@ -394,8 +394,10 @@ def without_change_visibility(world: World, consumer: Consumer, bank: FakeBank) 
     charge_id = new_id("no-visibility")
     world.stack.send_body(charge_body(charge(charge_id)))
     line = denial(consumer, "heartbeat could not extend visibility")
-    consumer.process.wait_for(lambda: len(claims_of(consumer, charge_id)) >= 2, 15.0, "a second delivery")
-    assert claims_of(consumer, charge_id)[1]["outcome"] == "DUPLICATE_IN_PROGRESS"
+    # The second delivery came while the first was still being handled in this process, so it
+    # waited for that holder (asking the store nothing) and was settled by its final write.
+    consumer.process.wait_for(lambda: consumer.logged("copy settled by this process's holder", chargeId=charge_id),
+                              15.0, "a second delivery")
     return line
 
 

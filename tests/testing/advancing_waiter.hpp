@@ -15,14 +15,14 @@ namespace ic::testing {
 class AdvancingWaiter final : public application::HoldWaiter {
  public:
   explicit AdvancingWaiter(ManualClock& clock) : clock_(clock) {}
-  bool wait_until(Instant at) override {
+  Task<bool> wait_until(Instant at) override {
     {
       MutexLock lock(mutex_);
       waits_.push_back(at);
     }
-    if (stop_) return false;
+    if (stop_) co_return false;
     if (at > clock_.now()) clock_.set(at);
-    return true;
+    co_return true;
   }
   void notify_all() override {}
   void request_stop() override { stop_ = true; }

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "aws/json_client.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/child_process.hpp"
 #include "testing/moto_fixture.hpp"
 
@@ -51,7 +52,10 @@ class ChildBackend : public TestBackend {
   std::string_view kind() const override { return kind_; }
 
  protected:
-  aws::JsonClient& client() const { return *client_; }
+  // One request, blocking the test thread that resets.
+  aws::JsonClient::Reply call(std::string_view operation, const nlohmann::json& request) const {
+    return event::run_blocking(client_->call(operation, request));
+  }
 
  private:
   std::string kind_;
@@ -70,10 +74,10 @@ class ElasticMqBackend final : public ChildBackend {
                      python_module_env(),
                      {.service = "sqs", .signing_name = "sqs", .target_prefix = "AmazonSQS"}) {}
   bool reset() const override {
-    auto queues = client().call("ListQueues", nlohmann::json::object());
+    auto queues = call("ListQueues", nlohmann::json::object());
     if (!queues) return false;
     for (const auto& url : queues->value("QueueUrls", nlohmann::json::array())) {
-      if (!client().call("DeleteQueue", {{"QueueUrl", url}})) return false;
+      if (!call("DeleteQueue", {{"QueueUrl", url}})) return false;
     }
     return true;
   }
@@ -89,16 +93,16 @@ class DynaliteBackend final : public ChildBackend {
              .signing_name = "dynamodb",
              .target_prefix = "DynamoDB_20120810"}) {}
   bool reset() const override {
-    auto tables = client().call("ListTables", nlohmann::json::object());
+    auto tables = call("ListTables", nlohmann::json::object());
     if (!tables) return false;
     for (const auto& name : tables->value("TableNames", nlohmann::json::array())) {
-      if (!client().call("DeleteTable", {{"TableName", name}})) return false;
+      if (!call("DeleteTable", {{"TableName", name}})) return false;
     }
     // DeleteTable answers while the table is still DELETING: a CreateTable of the same name
     // before it is gone would be refused, and the table would then vanish under the test.
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (std::chrono::steady_clock::now() < deadline) {
-      auto left = client().call("ListTables", nlohmann::json::object());
+      auto left = call("ListTables", nlohmann::json::object());
       if (!left) return false;
       if (left->value("TableNames", nlohmann::json::array()).empty()) return true;
       std::this_thread::sleep_for(5ms);

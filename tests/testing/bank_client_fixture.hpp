@@ -1,6 +1,7 @@
 // The common ground of the core-banking and notification client tests: the real curl
 // transport, one charge on a known account, and clients built towards a scripted local
-// server (scripted_bank_server.hpp) with short timeouts.
+// server (scripted_bank_server.hpp) with short timeouts. The clients' calls are tasks: a test
+// runs them with event::run_blocking, on its thread's own loop.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 
 #include "adapters/bank/bank_endpoint.hpp"
 #include "domain/charge.hpp"
+#include "event/run_blocking.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/fakes.hpp"
 
@@ -31,7 +33,7 @@ class BankClientTest : public ::testing::Test {
     return Client(transport_, endpoint.value());
   }
 
-  http::CurlHttpTransport transport_;
+  http::CurlTransport transport_;
   const domain::Charge charge_ = make_charge("CHG-20261130-000123", 2500, std::string(kAccount));
 };
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "core/async_sleeper.hpp"
 #include "core/thread_annotations.hpp"
 #include "core/time.hpp"
 
@@ -33,6 +34,16 @@ class ManualClock final : public Clock {
   const std::int64_t step_ms_;
 };
 
+// The event loop's clock, moved by hand: timers fall due only when a test says so.
+class ManualSteadyClock final : public MonotonicClock {
+ public:
+  SteadyInstant now() const override { return SteadyInstant{Millis{now_ms_.load()}}; }
+  void advance(Millis by) { now_ms_ += by.count(); }
+
+ private:
+  std::atomic<std::int64_t> now_ms_{1'000'000};
+};
+
 // The instant the tests' records and clocks start from, one spelling for every file (files of
 // one test target are compiled together, so a file-local copy would be a redefinition).
 inline constexpr Instant t0 = ManualClock::kDefaultStart;
@@ -48,9 +59,10 @@ class SkewedClock final : public Clock {
   Millis offset_;
 };
 
-// A Sleeper that returns at once and records every wait asked of it. Given a ManualClock, it
-// moves that clock on by each wait, so time passes only while the code under test sleeps.
-class RecordingSleeper final : public Sleeper {
+// A sleeper (blocking, and on a loop) that returns at once and records every wait asked of it.
+// Given a ManualClock, it moves that clock on by each wait, so time passes only while the code
+// under test sleeps. A stop already requested ends a wait on a loop unslept, as the loop's would.
+class RecordingSleeper final : public Sleeper, public AsyncSleeper {
  public:
   RecordingSleeper() = default;
   explicit RecordingSleeper(ManualClock& moves) : clock_(&moves) {}
@@ -60,6 +72,11 @@ class RecordingSleeper final : public Sleeper {
       sleeps_.push_back(duration);
     }
     if (clock_ != nullptr) clock_->advance(duration);
+  }
+  Task<bool> sleep_for(Millis duration, std::stop_token stop) override {
+    if (stop.stop_requested()) co_return false;
+    sleep_for(duration);
+    co_return true;
   }
   std::vector<Millis> sleeps() const {
     MutexLock lock(mutex_);

@@ -46,6 +46,9 @@ class FakeImds {
                                  code(), ++served_, kSecretKey, kSessionToken, expiration),
                      "application/json");
                });
+    // The client's connections stay with its thread's loop (event/run_blocking.hpp): without
+    // this, stopping would wait out their keep-alive.
+    server_.close_connections_after_each_request();
     server_.start();
   }
 

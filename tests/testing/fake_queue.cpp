@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "event/wait_queue.hpp"
+
 namespace ic::testing {
 
 using consumer::BatchResult;
@@ -11,6 +13,9 @@ using consumer::MessageAttributes;
 using consumer::VisibilityEntry;
 
 namespace {
+
+// How often a long poll with nothing to deliver looks again (real time, not queue time).
+constexpr Millis kRecheck{5};
 
 Error invalid_handle(std::string_view handle) {
   return {.error_class = ErrorClass::Permanent,
@@ -46,32 +51,40 @@ FakeQueue::Stored* FakeQueue::by_handle(std::string_view receipt_handle) {
   return &messages_.find(handle->second)->second;
 }
 
-std::expected<std::vector<Message>, Error> FakeQueue::receive(int max_messages,
-                                                              std::chrono::seconds wait) {
+std::vector<Message> FakeQueue::deliver_visible(int max_messages) {
   MutexLock lock(mutex_);
-  receive_requests_.push_back(max_messages);
-  const auto deadline = SteadyClock::now() + scaled(wait);
+  const auto now = SteadyClock::now();
   std::vector<Message> out;
-  while (true) {
-    const auto now = SteadyClock::now();
-    for (const auto& id : order_) {
-      if (std::ssize(out) >= max_messages) break;
-      auto& stored = messages_.find(id)->second;
-      if (!stored.deleted && stored.visible_at <= now) out.push_back(deliver(id, stored, now));
-    }
-    if (!out.empty() || now >= deadline) break;
-    // Visibility expiry does not notify, so a long poll also rechecks now and then.
-    sent_.wait_for(mutex_, std::chrono::milliseconds{5});
+  for (const auto& id : order_) {
+    if (std::ssize(out) >= max_messages) break;
+    auto& stored = messages_.find(id)->second;
+    if (!stored.deleted && stored.visible_at <= now) out.push_back(deliver(id, stored, now));
   }
   if (duplicate_next_ && !out.empty() && std::ssize(out) < max_messages) {
     duplicate_next_ = false;
     const std::string id = out.front().message_id;
-    out.push_back(deliver(id, messages_.find(id)->second, SteadyClock::now()));
+    out.push_back(deliver(id, messages_.find(id)->second, now));
   }
   return out;
 }
 
-std::expected<BatchResult, Error> FakeQueue::delete_batch(std::span<const DeleteEntry> entries) {
+Task<FakeQueue::Received> FakeQueue::receive(int max_messages, std::chrono::seconds wait,
+                                             std::stop_token stop) {
+  {
+    MutexLock lock(mutex_);
+    receive_requests_.push_back(max_messages);
+  }
+  const auto deadline = SteadyClock::now() + scaled(wait);
+  for (;;) {
+    std::vector<Message> out = deliver_visible(max_messages);
+    if (!out.empty() || SteadyClock::now() >= deadline) co_return out;
+    // Neither a send nor a visibility expiry wakes the poll: it looks again now and then.
+    const bool slept = co_await event::loop_sleeper().sleep_for(kRecheck, stop);
+    if (!slept) co_return out;  // stopped (or no loop to wait on)
+  }
+}
+
+Task<FakeQueue::BatchReply> FakeQueue::delete_batch(std::span<const DeleteEntry> entries) {
   MutexLock lock(mutex_);
   delete_calls_.emplace_back(entries.begin(), entries.end());
   BatchResult result;
@@ -83,10 +96,10 @@ std::expected<BatchResult, Error> FakeQueue::delete_batch(std::span<const Delete
       result.emplace_back(std::unexpected(invalid_handle(entry.receipt_handle)));
     }
   }
-  return result;
+  co_return result;
 }
 
-std::expected<BatchResult, Error> FakeQueue::change_visibility_batch(
+Task<FakeQueue::BatchReply> FakeQueue::change_visibility_batch(
     std::span<const VisibilityEntry> entries) {
   MutexLock lock(mutex_);
   visibility_calls_.emplace_back(entries.begin(), entries.end());
@@ -101,15 +114,14 @@ std::expected<BatchResult, Error> FakeQueue::change_visibility_batch(
       result.emplace_back();
     }
   }
-  sent_.notify_all();
-  return result;
+  co_return result;
 }
 
-std::expected<void, Error> FakeQueue::send_to_dlq(std::string_view body,
-                                                  const MessageAttributes& attributes) {
+Task<std::expected<void, Error>> FakeQueue::send_to_dlq(std::string_view body,
+                                                        const MessageAttributes& attributes) {
   MutexLock lock(mutex_);
   dead_lettered_.push_back({std::string(body), attributes});
-  return {};
+  co_return std::expected<void, Error>{};
 }
 
 std::string FakeQueue::send(std::string body, MessageAttributes attributes) {
@@ -125,7 +137,6 @@ std::string FakeQueue::send(std::string body, MessageAttributes attributes) {
                .visible_at = SteadyClock::now()});
     order_.push_back(id);
   }
-  sent_.notify_all();
   return id;
 }
 

@@ -22,7 +22,8 @@ struct DeadLettered {
   consumer::MessageAttributes attributes;
 };
 
-// Thread-safety: every method may be called concurrently. Ownership: copies everything.
+// Thread-safety: every method may be called concurrently, the port's from tasks on any loop,
+// the producer side and inspection from any thread. Ownership: copies everything.
 class FakeQueue final : public consumer::QueuePort {
  public:
   struct Options {
@@ -34,13 +35,16 @@ class FakeQueue final : public consumer::QueuePort {
   explicit FakeQueue(Options options) : options_(options) {}
 
   // QueuePort
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
-      int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
+  // A long poll: with nothing visible it looks again every few milliseconds of real time,
+  // sleeping on the awaiting task's loop, until `wait` (in queue time) ends or `stop` is
+  // requested; with messages, or `wait` 0, it finishes when first awaited.
+  [[nodiscard]] Task<Received> receive(int max_messages, std::chrono::seconds wait,
+                                       std::stop_token stop = {}) override;
+  [[nodiscard]] Task<BatchReply> delete_batch(
       std::span<const consumer::DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
+  [[nodiscard]] Task<BatchReply> change_visibility_batch(
       std::span<const consumer::VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, Error> send_to_dlq(
+  [[nodiscard]] Task<std::expected<void, Error>> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
   // Producer side: enqueues a visible message and returns its message id.
@@ -74,11 +78,12 @@ class FakeQueue final : public consumer::QueuePort {
   [[nodiscard]] SteadyClock::duration scaled(std::chrono::seconds seconds) const;
   [[nodiscard]] consumer::Message deliver(const std::string& id, Stored& stored,
                                           SteadyClock::time_point now) REQUIRES(mutex_);
+  // Up to `max_messages` visible messages, delivered now (plus a duplicate when one is due).
+  [[nodiscard]] std::vector<consumer::Message> deliver_visible(int max_messages);
   [[nodiscard]] Stored* by_handle(std::string_view receipt_handle) REQUIRES(mutex_);
 
   const Options options_;
   mutable Mutex mutex_;
-  CondVar sent_;
   std::deque<std::string> order_ GUARDED_BY(mutex_);  // message ids in send order
   std::map<std::string, Stored, std::less<>> messages_ GUARDED_BY(mutex_);
   // receipt handle -> message id

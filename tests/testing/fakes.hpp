@@ -30,20 +30,11 @@ class SequentialTokens final : public domain::TokenSource {
 
 // Behaves like the bank's contract: one debit per idempotency key, a replay answers with the
 // original debitId; every call is counted so tests can prove how often money moved.
+// debit() completes at once, without suspending.
 class FakeBank final : public domain::AccountDebitPort {
  public:
-  domain::DebitResult debit(const domain::Charge& charge, std::string_view key) override {
-    if (before_debit) before_debit(charge);
-    MutexLock lock(mutex_);
-    ++calls_;
-    calls_by_key_[std::string(key)] += 1;
-    if (auto it = scripted_.find(charge.id.value()); it != scripted_.end() && !it->second.empty()) {
-      domain::DebitResult next = it->second.front();
-      it->second.erase(it->second.begin());
-      if (!std::holds_alternative<domain::Debited>(next)) return next;
-    }
-    auto [it, inserted] = debits_.try_emplace(std::string(key), "DBT-" + std::string(key));
-    return domain::Debited{it->second, !inserted};
+  Task<domain::DebitResult> debit(const domain::Charge& charge, std::string_view key) override {
+    co_return answer(charge, key);
   }
 
   // The next debits of `charge_id` answer with these results, in order, before the default.
@@ -69,6 +60,20 @@ class FakeBank final : public domain::AccountDebitPort {
   std::function<void(const domain::Charge&)> before_debit;
 
  private:
+  domain::DebitResult answer(const domain::Charge& charge, std::string_view key) {
+    if (before_debit) before_debit(charge);
+    MutexLock lock(mutex_);
+    ++calls_;
+    calls_by_key_[std::string(key)] += 1;
+    if (auto it = scripted_.find(charge.id.value()); it != scripted_.end() && !it->second.empty()) {
+      domain::DebitResult next = it->second.front();
+      it->second.erase(it->second.begin());
+      if (!std::holds_alternative<domain::Debited>(next)) return next;
+    }
+    auto [it, inserted] = debits_.try_emplace(std::string(key), "DBT-" + std::string(key));
+    return domain::Debited{it->second, !inserted};
+  }
+
   mutable Mutex mutex_;
   int calls_ GUARDED_BY(mutex_) = 0;
   std::map<std::string, int> calls_by_key_ GUARDED_BY(mutex_);
@@ -76,14 +81,12 @@ class FakeBank final : public domain::AccountDebitPort {
   std::map<std::string, std::vector<domain::DebitResult>> scripted_ GUARDED_BY(mutex_);
 };
 
+// notify() completes at once, without suspending.
 class FakeNotifier final : public domain::NotificationPort {
  public:
-  domain::NotificationResult notify(const domain::Charge&, std::string_view,
-                                    std::string_view key) override {
-    MutexLock lock(mutex_);
-    keys_.emplace_back(key);
-    if (failing_) return domain::NotificationFailed{"gateway down"};
-    return domain::NotificationSent{};
+  Task<domain::NotificationResult> notify(const domain::Charge&, std::string_view,
+                                          std::string_view key) override {
+    co_return answer(key);
   }
   void fail_all() {
     MutexLock lock(mutex_);
@@ -95,6 +98,13 @@ class FakeNotifier final : public domain::NotificationPort {
   }
 
  private:
+  domain::NotificationResult answer(std::string_view key) {
+    MutexLock lock(mutex_);
+    keys_.emplace_back(key);
+    if (failing_) return domain::NotificationFailed{"gateway down"};
+    return domain::NotificationSent{};
+  }
+
   mutable Mutex mutex_;
   bool failing_ GUARDED_BY(mutex_) = false;
   std::vector<std::string> keys_ GUARDED_BY(mutex_);
@@ -103,31 +113,36 @@ class FakeNotifier final : public domain::NotificationPort {
 // For handlers whose effects are shorter than half a lease.
 class NoHeartbeat final : public consumer::LeaseHeartbeat {
  public:
-  void start(std::function<consumer::ClaimExtension()>, Millis) override {}
-  void stop() override {}
+  void start(std::function<Task<consumer::ClaimExtension>()>, Millis) override {}
+  Task<void> stop() override { co_return; }
 };
 
-// Records the heartbeat calls and lets a test fire the extension by hand.
+// Records the heartbeat calls and lets a test fire the extension by hand (fire() is a task:
+// await it, or run_blocking it outside a task).
 class RecordingHeartbeat final : public consumer::LeaseHeartbeat {
  public:
-  void start(std::function<consumer::ClaimExtension()> extend_claim, Millis lease) override {
+  void start(std::function<Task<consumer::ClaimExtension>()> extend_claim, Millis lease) override {
     extend_ = std::move(extend_claim);
     lease_ = lease;
     ++starts;
   }
-  void stop() override {
+  Task<void> stop() override {
     extend_ = nullptr;
     ++stops;
+    co_return;
   }
   // Lost when no heartbeat runs, like a timer that was stopped.
-  consumer::ClaimExtension fire() { return extend_ ? extend_() : consumer::ClaimExtension::Lost; }
+  Task<consumer::ClaimExtension> fire() {
+    if (!extend_) co_return consumer::ClaimExtension::Lost;
+    co_return co_await extend_();
+  }
   bool running() const { return static_cast<bool>(extend_); }
 
   int starts = 0;
   int stops = 0;
 
  private:
-  std::function<consumer::ClaimExtension()> extend_;
+  std::function<Task<consumer::ClaimExtension>()> extend_;
   Millis lease_{};
 };
 

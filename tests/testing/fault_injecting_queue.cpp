@@ -42,7 +42,7 @@ void FaultInjectingQueue::fail_visibility_entries(int entries, Error error) {
 }
 
 template <class Entry, class Call>
-std::expected<BatchResult, Error> FaultInjectingQueue::with_entry_faults(
+Task<FaultInjectingQueue::BatchReply> FaultInjectingQueue::with_entry_faults(
     std::span<const Entry> entries, Fault& fault, Call call) {
   BatchResult result(entries.size());
   std::vector<Entry> passed;
@@ -55,30 +55,33 @@ std::expected<BatchResult, Error> FaultInjectingQueue::with_entry_faults(
       positions.push_back(i);
     }
   }
-  if (passed.empty()) return result;
-  auto inner = call(std::span<const Entry>(passed));
-  if (!inner) return std::unexpected(inner.error());
+  if (passed.empty()) co_return result;
+  auto inner = co_await call(std::span<const Entry>(passed));
+  if (!inner) co_return std::unexpected(inner.error());
   for (std::size_t j = 0; j < positions.size() && j < inner->size(); ++j) {
     result[positions[j]] = (*inner)[j];
   }
-  return result;
+  co_return result;
 }
 
-std::expected<std::vector<Message>, Error> FaultInjectingQueue::receive(int max_messages,
-                                                                        std::chrono::seconds wait) {
-  if (auto error = receive_.take()) return std::unexpected(*error);
-  return ForwardingQueue::receive(max_messages, wait);
+Task<FaultInjectingQueue::Received> FaultInjectingQueue::receive(int max_messages,
+                                                                 std::chrono::seconds wait,
+                                                                 std::stop_token stop) {
+  if (auto error = receive_.take()) co_return std::unexpected(*error);
+  auto received = co_await ForwardingQueue::receive(max_messages, wait, std::move(stop));
+  co_return received;
 }
 
-std::expected<BatchResult, Error> FaultInjectingQueue::delete_batch(
+Task<FaultInjectingQueue::BatchReply> FaultInjectingQueue::delete_batch(
     std::span<const DeleteEntry> entries) {
-  if (auto error = delete_call_.take()) return std::unexpected(*error);
-  return with_entry_faults(entries, delete_entry_, [this](std::span<const DeleteEntry> rest) {
-    return ForwardingQueue::delete_batch(rest);
-  });
+  if (auto error = delete_call_.take()) co_return std::unexpected(*error);
+  auto reply = co_await with_entry_faults(
+      entries, delete_entry_,
+      [this](std::span<const DeleteEntry> rest) { return ForwardingQueue::delete_batch(rest); });
+  co_return reply;
 }
 
-std::expected<BatchResult, Error> FaultInjectingQueue::change_visibility_batch(
+Task<FaultInjectingQueue::BatchReply> FaultInjectingQueue::change_visibility_batch(
     std::span<const VisibilityEntry> entries) {
   return with_entry_faults(entries, visibility_entry_,
                            [this](std::span<const VisibilityEntry> rest) {
@@ -86,10 +89,11 @@ std::expected<BatchResult, Error> FaultInjectingQueue::change_visibility_batch(
                            });
 }
 
-std::expected<void, Error> FaultInjectingQueue::send_to_dlq(std::string_view body,
-                                                            const MessageAttributes& attributes) {
-  if (auto error = dlq_.take()) return std::unexpected(*error);
-  return ForwardingQueue::send_to_dlq(body, attributes);
+Task<std::expected<void, Error>> FaultInjectingQueue::send_to_dlq(
+    std::string_view body, const MessageAttributes& attributes) {
+  if (auto error = dlq_.take()) co_return std::unexpected(*error);
+  auto sent = co_await ForwardingQueue::send_to_dlq(body, attributes);
+  co_return sent;
 }
 
 }  // namespace ic::testing

@@ -15,8 +15,8 @@
 
 namespace ic::testing {
 
-// Thread-safety: every method may be called concurrently. Ownership: borrows `inner`, which
-// must outlive the decorator.
+// Thread-safety: every method may be called concurrently; its tasks suspend only where the
+// inner port's do. Ownership: borrows `inner`, which must outlive the decorator.
 class FaultInjectingQueue final : public consumer::ForwardingQueue {
  public:
   explicit FaultInjectingQueue(consumer::QueuePort& inner) : ForwardingQueue(inner) {}
@@ -30,13 +30,13 @@ class FaultInjectingQueue final : public consumer::ForwardingQueue {
   void fail_delete_entries(int entries, Error error);
   void fail_visibility_entries(int entries, Error error);
 
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
-      int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
+  [[nodiscard]] Task<Received> receive(int max_messages, std::chrono::seconds wait,
+                                       std::stop_token stop = {}) override;
+  [[nodiscard]] Task<BatchReply> delete_batch(
       std::span<const consumer::DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
+  [[nodiscard]] Task<BatchReply> change_visibility_batch(
       std::span<const consumer::VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, Error> send_to_dlq(
+  [[nodiscard]] Task<std::expected<void, Error>> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
  private:
@@ -55,8 +55,8 @@ class FaultInjectingQueue final : public consumer::ForwardingQueue {
 
   // Sends the entries without an injected fault to `call`, and merges the answers by position.
   template <class Entry, class Call>
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> with_entry_faults(
-      std::span<const Entry> entries, Fault& fault, Call call);
+  [[nodiscard]] Task<BatchReply> with_entry_faults(std::span<const Entry> entries, Fault& fault,
+                                                   Call call);
 
   Fault receive_, delete_call_, dlq_, delete_entry_, visibility_entry_;
 };

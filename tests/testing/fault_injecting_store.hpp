@@ -1,11 +1,13 @@
 // Wraps any IdempotencyStore (leveldb's fault_injection_test idea): fail the next calls of an
 // operation, or let a write happen and lose its response, which is what a timeout after
 // sending looks like to the caller. Calls without an armed fault reach the inner store
-// unchanged, through idempotency::ForwardingStore.
+// unchanged, through idempotency::ForwardingStore. Its tasks suspend only where the inner
+// store's do.
 #pragma once
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 
 #include "core/thread_annotations.hpp"
@@ -13,6 +15,8 @@
 
 namespace ic::testing {
 
+// Thread-safety: the inner store's; faults may be armed from any thread. `before` is set before
+// the first call.
 class FaultInjectingStore final : public idempotency::ForwardingStore {
  public:
   enum class Fault { FailBeforeWrite, LoseResponse };
@@ -27,56 +31,55 @@ class FaultInjectingStore final : public idempotency::ForwardingStore {
   // Called before every operation reaches the inner store.
   std::function<void(idempotency::StoreOperation operation)> before;
 
-  std::expected<idempotency::ClaimResult, Error> claim(
-      const idempotency::ClaimRequest& request) override {
-    return run(idempotency::StoreOperation::Claim, [&] { return ForwardingStore::claim(request); });
+  Task<idempotency::ClaimReply> claim(const idempotency::ClaimRequest& request) override {
+    return run(idempotency::StoreOperation::Claim, ForwardingStore::claim(request));
   }
-  std::expected<idempotency::WriteOutcome, Error> complete(
-      std::string_view key, std::string_view token, const idempotency::Completion& completion,
-      Instant now) override {
+  Task<idempotency::WriteReply> complete(std::string_view key, std::string_view token,
+                                         const idempotency::Completion& completion,
+                                         Instant now) override {
     return run(idempotency::StoreOperation::Complete,
-               [&] { return ForwardingStore::complete(key, token, completion, now); });
+               ForwardingStore::complete(key, token, completion, now));
   }
-  std::expected<idempotency::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
-                                                       const idempotency::Failure& failure,
-                                                       Instant now) override {
-    return run(idempotency::StoreOperation::Fail,
-               [&] { return ForwardingStore::fail(key, token, failure, now); });
+  Task<idempotency::WriteReply> fail(std::string_view key, std::string_view token,
+                                     const idempotency::Failure& failure, Instant now) override {
+    return run(idempotency::StoreOperation::Fail, ForwardingStore::fail(key, token, failure, now));
   }
-  std::expected<idempotency::WriteOutcome, Error> extend(std::string_view key,
-                                                         std::string_view token,
-                                                         Instant until) override {
-    return run(idempotency::StoreOperation::Extend,
-               [&] { return ForwardingStore::extend(key, token, until); });
+  Task<idempotency::WriteReply> extend(std::string_view key, std::string_view token,
+                                       Instant until) override {
+    return run(idempotency::StoreOperation::Extend, ForwardingStore::extend(key, token, until));
   }
-  std::expected<idempotency::WriteOutcome, Error> release(std::string_view key,
-                                                          std::string_view token) override {
-    return run(idempotency::StoreOperation::Release,
-               [&] { return ForwardingStore::release(key, token); });
+  Task<idempotency::WriteReply> release(std::string_view key, std::string_view token) override {
+    return run(idempotency::StoreOperation::Release, ForwardingStore::release(key, token));
   }
-  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override {
-    return run(idempotency::StoreOperation::Get, [&] { return ForwardingStore::get(key); });
+  Task<idempotency::ReadReply> get(std::string_view key) override {
+    return run(idempotency::StoreOperation::Get, ForwardingStore::get(key));
   }
 
  private:
-  template <class Call>
-  auto run(idempotency::StoreOperation operation, Call call) -> decltype(call()) {
+  // `call` is the inner store's task, not started yet (tasks are lazy): a fault before the
+  // write drops it unstarted, so nothing reaches the inner store.
+  template <class Reply>
+  Task<Reply> run(idempotency::StoreOperation operation, Task<Reply> call) {
     if (before) before(operation);
-    std::optional<Fault> fault;
-    {
-      MutexLock lock(mutex_);
-      if (auto it = faults_.find(operation); it != faults_.end() && it->second.second > 0) {
-        --it->second.second;
-        fault = it->second.first;
-      }
-    }
-    const Error timeout{.error_class = ErrorClass::Retryable,
-                        .code = "Timeout",
-                        .message = "injected " + std::string(idempotency::to_string(operation))};
-    if (fault == Fault::FailBeforeWrite) return std::unexpected(timeout);
-    auto result = call();
-    if (fault == Fault::LoseResponse) return std::unexpected(timeout);
-    return result;
+    const std::optional<Fault> fault = take(operation);
+    if (fault == Fault::FailBeforeWrite) co_return std::unexpected(injected(operation));
+    auto result = co_await std::move(call);
+    if (fault == Fault::LoseResponse) co_return std::unexpected(injected(operation));
+    co_return result;
+  }
+
+  std::optional<Fault> take(idempotency::StoreOperation operation) {
+    MutexLock lock(mutex_);
+    const auto it = faults_.find(operation);
+    if (it == faults_.end() || it->second.second <= 0) return std::nullopt;
+    --it->second.second;
+    return it->second.first;
+  }
+
+  static Error injected(idempotency::StoreOperation operation) {
+    return Error{.error_class = ErrorClass::Retryable,
+                 .code = "Timeout",
+                 .message = "injected " + std::string(idempotency::to_string(operation))};
   }
 
   Mutex mutex_;

@@ -10,30 +10,31 @@
 
 namespace ic::testing {
 
-// Thread-safety: every method may be called concurrently.
+// Thread-safety: every method may be called concurrently; put() and find() finish when first
+// awaited (they never suspend).
 class InMemoryQuarantine final : public consumer::QuarantinePort {
  public:
-  std::expected<void, Error> put(const consumer::QuarantineRecord& record) override {
+  Task<std::expected<void, Error>> put(const consumer::QuarantineRecord& record) override {
     MutexLock lock(mutex_);
     if (failing_puts_ > 0) {
       --failing_puts_;
-      return std::unexpected(Error{.code = "InternalServerError", .message = "scripted"});
+      co_return std::unexpected(Error{.code = "InternalServerError", .message = "scripted"});
     }
     records_.insert_or_assign(record.body_sha256, record);
     puts_.push_back(record);
-    return {};
+    co_return std::expected<void, Error>{};
   }
-  std::expected<std::optional<consumer::QuarantineRecord>, Error> find(
+  Task<std::expected<std::optional<consumer::QuarantineRecord>, Error>> find(
       std::string_view body_sha256) override {
     MutexLock lock(mutex_);
     ++finds_;
     if (failing_finds_ > 0) {
       --failing_finds_;
-      return std::unexpected(Error{.code = "InternalServerError", .message = "scripted"});
+      co_return std::unexpected(Error{.code = "InternalServerError", .message = "scripted"});
     }
     const auto it = records_.find(body_sha256);
-    if (it == records_.end()) return std::nullopt;
-    return it->second;
+    if (it == records_.end()) co_return std::nullopt;
+    co_return it->second;
   }
 
   void fail_puts(int count) {

@@ -14,13 +14,13 @@ std::int64_t InMemoryIdempotencyStore::expiry_after(Instant now) const {
       .count();
 }
 
-std::expected<idempotency::ClaimResult, Error> InMemoryIdempotencyStore::claim(
+Task<idempotency::ClaimReply> InMemoryIdempotencyStore::claim(
     const idempotency::ClaimRequest& request) {
   MutexLock lock(mutex_);
   auto it = records_.find(request.key);
   if (it != records_.end() && !idempotency::claim_allowed(it->second, request)) {
-    return idempotency::ClaimResult{idempotency::classify_refusal(it->second, request.payload_hash),
-                                    it->second};
+    co_return idempotency::ClaimResult{
+        idempotency::classify_refusal(it->second, request.payload_hash), it->second};
   }
   if (it == records_.end()) {
     it = records_.emplace(request.key, ClaimRecord{.key = request.key, .created_at = request.now})
@@ -35,7 +35,7 @@ std::expected<idempotency::ClaimResult, Error> InMemoryIdempotencyStore::claim(
   record.payload_hash = request.payload_hash;
   record.updated_at = request.now;
   record.expires_at_epoch_seconds = expiry_after(request.now);
-  return idempotency::ClaimResult{ClaimOutcome::Acquired, record};
+  co_return idempotency::ClaimResult{ClaimOutcome::Acquired, record};
 }
 
 ClaimRecord* InMemoryIdempotencyStore::held_by(std::string_view key, std::string_view token) {
@@ -66,45 +66,45 @@ WriteOutcome InMemoryIdempotencyStore::finish(std::string_view key, std::string_
   return WriteOutcome::Written;
 }
 
-std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::complete(
+Task<idempotency::WriteReply> InMemoryIdempotencyStore::complete(
     std::string_view key, std::string_view token, const idempotency::Completion& completion,
     Instant now) {
   MutexLock lock(mutex_);
-  return finish(key, token, ClaimState::Done, completion.status, "", completion.result_ref, now);
+  co_return finish(key, token, ClaimState::Done, completion.status, "", completion.result_ref, now);
 }
 
-std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::fail(
-    std::string_view key, std::string_view token, const idempotency::Failure& failure,
-    Instant now) {
+Task<idempotency::WriteReply> InMemoryIdempotencyStore::fail(std::string_view key,
+                                                             std::string_view token,
+                                                             const idempotency::Failure& failure,
+                                                             Instant now) {
   MutexLock lock(mutex_);
-  return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
+  co_return finish(key, token, ClaimState::Failed, failure.status, failure.reason, "", now);
 }
 
-std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::extend(std::string_view key,
-                                                                    std::string_view token,
-                                                                    Instant new_lease_until) {
+Task<idempotency::WriteReply> InMemoryIdempotencyStore::extend(std::string_view key,
+                                                               std::string_view token,
+                                                               Instant new_lease_until) {
   MutexLock lock(mutex_);
   ClaimRecord* record = held_by(key, token);
-  if (record == nullptr) return WriteOutcome::Fenced;
+  if (record == nullptr) co_return WriteOutcome::Fenced;
   record->lease_until = new_lease_until;
-  return WriteOutcome::Written;
+  co_return WriteOutcome::Written;
 }
 
-std::expected<WriteOutcome, Error> InMemoryIdempotencyStore::release(std::string_view key,
-                                                                     std::string_view token) {
+Task<idempotency::WriteReply> InMemoryIdempotencyStore::release(std::string_view key,
+                                                                std::string_view token) {
   MutexLock lock(mutex_);
   ClaimRecord* record = held_by(key, token);
-  if (record == nullptr) return WriteOutcome::Fenced;
+  if (record == nullptr) co_return WriteOutcome::Fenced;
   record->lease_until = Instant{};
-  return WriteOutcome::Written;
+  co_return WriteOutcome::Written;
 }
 
-std::expected<std::optional<ClaimRecord>, Error> InMemoryIdempotencyStore::get(
-    std::string_view key) {
+Task<idempotency::ReadReply> InMemoryIdempotencyStore::get(std::string_view key) {
   MutexLock lock(mutex_);
   auto it = records_.find(key);
-  if (it == records_.end()) return std::nullopt;
-  return it->second;
+  if (it == records_.end()) co_return std::nullopt;
+  co_return it->second;
 }
 
 }  // namespace ic::memory

@@ -12,26 +12,26 @@
 
 namespace ic::memory {
 
-// Thread-safety: all methods may be called concurrently; one mutex makes each call atomic,
-// which is exactly the per-item atomicity DynamoDB gives a conditional write.
+// Thread-safety: all methods may be called concurrently, from any number of loops; one mutex
+// makes each call atomic, which is exactly the per-item atomicity DynamoDB gives a conditional
+// write. Every task finishes when first awaited: the store never suspends.
 class InMemoryIdempotencyStore final : public idempotency::IdempotencyStore {
  public:
   explicit InMemoryIdempotencyStore(std::chrono::seconds retention) : retention_(retention) {}
 
-  [[nodiscard]] std::expected<idempotency::ClaimResult, Error> claim(
+  [[nodiscard]] Task<idempotency::ClaimReply> claim(
       const idempotency::ClaimRequest& request) override;
-  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> complete(
-      std::string_view key, std::string_view token, const idempotency::Completion& completion,
-      Instant now) override;
-  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> fail(
-      std::string_view key, std::string_view token, const idempotency::Failure& failure,
-      Instant now) override;
-  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> extend(
-      std::string_view key, std::string_view token, Instant new_lease_until) override;
-  [[nodiscard]] std::expected<idempotency::WriteOutcome, Error> release(
-      std::string_view key, std::string_view token) override;
-  [[nodiscard]] std::expected<std::optional<idempotency::ClaimRecord>, Error> get(
-      std::string_view key) override;
+  [[nodiscard]] Task<idempotency::WriteReply> complete(std::string_view key, std::string_view token,
+                                                       const idempotency::Completion& completion,
+                                                       Instant now) override;
+  [[nodiscard]] Task<idempotency::WriteReply> fail(std::string_view key, std::string_view token,
+                                                   const idempotency::Failure& failure,
+                                                   Instant now) override;
+  [[nodiscard]] Task<idempotency::WriteReply> extend(std::string_view key, std::string_view token,
+                                                     Instant new_lease_until) override;
+  [[nodiscard]] Task<idempotency::WriteReply> release(std::string_view key,
+                                                      std::string_view token) override;
+  [[nodiscard]] Task<idempotency::ReadReply> get(std::string_view key) override;
 
  private:
   // The record our token still holds, or nullptr when the caller is fenced.

@@ -1,13 +1,13 @@
 // Helpers shared by the listener container's tests (over FakeQueue, and over SQS on moto): a
-// recording observer, polling with a deadline, and a container running on its own thread for
-// the length of a test.
+// recording observer, polling with a deadline, a gate handlers wait at on the container's loop
+// until the test lets them through, and a container running on its own thread for the length
+// of a test.
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <functional>
 #include <map>
-#include <semaphore>
 #include <string>
 #include <thread>
 #include <vector>
@@ -15,6 +15,7 @@
 #include "consumer/listener_container.hpp"
 #include "consumer/listener_observer.hpp"
 #include "core/thread_annotations.hpp"
+#include "event/wait_queue.hpp"
 
 namespace ic::testing {
 
@@ -29,15 +30,57 @@ inline bool eventually(const std::function<bool()>& condition,
   return true;
 }
 
-// A handler that counts each start, then holds the message until `release` lets it ack.
-template <std::ptrdiff_t N>
-consumer::Handler ack_when_released(std::atomic<int>& started,
-                                    std::counting_semaphore<N>& release) {
-  return [&started, &release](const consumer::Message&,
-                              consumer::LeaseHeartbeat&) -> consumer::Disposition {
+// The same from inside a task on `loop`: polls without blocking the loop, so the other tasks
+// (a heartbeat, say) go on meanwhile.
+inline Task<bool> eventually_on(event::EventLoop& loop, std::function<bool()> condition,
+                                std::chrono::milliseconds timeout = std::chrono::seconds{10}) {
+  const auto deadline = loop.now() + timeout;
+  while (!condition()) {
+    if (loop.now() >= deadline) co_return false;
+    co_await event::sleep_for(loop, std::chrono::milliseconds{2});
+  }
+  co_return true;
+}
+
+// Handlers wait at the gate on the container's loop (never blocking it) until the test, on its
+// own thread, lets some through: release(n) is the semaphore's, posted to the loop.
+class LoopGate {
+ public:
+  explicit LoopGate(event::EventLoop& loop) : loop_(loop), opened_(loop) {}
+  // On the loop: waits for a permit and takes it.
+  Task<void> pass() {
+    while (permits_ == 0) co_await opened_.wait();
+    --permits_;
+  }
+  // Any thread.
+  void release(int permits = 1) {
+    loop_.post([this, permits] {
+      permits_ += permits;
+      opened_.notify_all();
+    });
+  }
+
+ private:
+  event::EventLoop& loop_;
+  event::WaitQueue opened_;
+  int permits_ = 0;
+};
+
+// A handler that counts each start, then holds the message until `gate` lets it ack.
+inline consumer::Handler ack_when_released(std::atomic<int>& started, LoopGate& gate) {
+  return [&started, &gate](const consumer::Message&,
+                           consumer::LeaseHeartbeat&) -> Task<consumer::Disposition> {
     ++started;
-    release.acquire();
-    return consumer::Ack{};
+    co_await gate.pass();
+    co_return consumer::Ack{};
+  };
+}
+
+// A handler answering `disposition` at once.
+inline consumer::Handler always(consumer::Disposition disposition) {
+  return [disposition](const consumer::Message&,
+                       consumer::LeaseHeartbeat&) -> Task<consumer::Disposition> {
+    co_return disposition;
   };
 }
 

@@ -28,7 +28,8 @@ MotoServer::~MotoServer() {
 }
 
 bool MotoServer::reset() const {
-  http::CurlHttpTransport transport;
+  http::CurlTransport curl;
+  http::BlockingTransport transport(curl);
   auto reply = transport.send({.method = "POST", .url = endpoint_ + "/moto-api/reset"},
                               {.connect = 2000ms, .total = 10000ms});
   return reply && reply->status == 200;
@@ -40,7 +41,7 @@ MotoServer& shared_moto() {
 }
 
 DynamoDbWiring::DynamoDbWiring(const std::string& endpoint, std::string key_id, std::string secret,
-                               http::HttpTransport* transport)
+                               http::AsyncHttpTransport* transport)
     : credentials(std::move(key_id), std::move(secret)),
       // Backoff in milliseconds keeps retry tests quick; the policy logic is the production one.
       retry(aws::RetryConfig{.transient_base = 5ms, .throttling_base = 5ms}),

@@ -49,9 +49,10 @@ MotoServer& shared_moto();
 // Transport, credentials, retry policy and a DynamoDB JsonClient for one endpoint.
 struct DynamoDbWiring {
   explicit DynamoDbWiring(const std::string& endpoint, std::string key_id = "AKIDTEST",
-                          std::string secret = "secret", http::HttpTransport* transport = nullptr);
+                          std::string secret = "secret",
+                          http::AsyncHttpTransport* transport = nullptr);
 
-  http::CurlHttpTransport curl;
+  http::CurlTransport curl;
   StaticCredentials credentials;
   aws::RetryPolicy retry;
   aws::JsonClient client;

@@ -1,11 +1,13 @@
-// An HttpTransport that answers from a script instead of the network, recording every request:
-// for unit tests of request building and reply handling (the JSON client, STS web identity) and
-// the fuzz targets, whose input is the script.
+// An HTTP transport that answers from a script instead of the network, recording every
+// request: for unit tests of request building and reply handling (the JSON client, STS web
+// identity) and the fuzz targets, whose input is the script. It is an AsyncHttpTransport whose
+// tasks finish at once, and blocking() is the same script behind the blocking port, for the
+// credential providers.
 //
 //   ScriptedTransport transport;                 // or ScriptedTransport transport({step, ...});
 //   transport.answer(200, "<AssumeRoleWithWebIdentityResponse>...");
 //   transport.fail(http::TransportFailure::CouldNotConnect);
-//   ... code under test sends twice ...
+//   ... code under test sends twice (through `transport` or `transport.blocking()`) ...
 //   EXPECT_EQ(transport.requests().at(0).url, "https://sts.eu-west-1.amazonaws.com/");
 #pragma once
 
@@ -29,13 +31,16 @@ inline std::string target_of(const http::HttpRequest& request) {
 
 // Thread-safety: every member may be called from any thread. A send() with nothing scripted
 // is answered CouldNotConnect, so a test that under-scripts fails on a value, not a crash.
-class ScriptedTransport final : public http::HttpTransport {
+// Ownership: blocking() refers to this transport, so it neither copies nor moves.
+class ScriptedTransport final : public http::AsyncHttpTransport {
  public:
   // One scripted answer: a reply or a transport failure.
-  using Step = std::expected<http::HttpResponse, http::TransportError>;
+  using Step = http::HttpResult;
 
   ScriptedTransport() = default;
   explicit ScriptedTransport(std::deque<Step> script) : script_(std::move(script)) {}
+  ScriptedTransport(const ScriptedTransport&) = delete;
+  ScriptedTransport& operator=(const ScriptedTransport&) = delete;
 
   void answer(long status, std::string body) {
     MutexLock lock(mutex_);
@@ -51,22 +56,41 @@ class ScriptedTransport final : public http::HttpTransport {
     return requests_;
   }
 
-  std::expected<http::HttpResponse, http::TransportError> send(
-      const http::HttpRequest& request, const http::HttpTimeouts& /*timeouts*/) override {
+  Task<http::HttpResult> send(const http::HttpRequest& request,
+                              const http::HttpTimeouts& /*timeouts*/) override {
+    co_return next(request);
+  }
+  // The same script and record, as the blocking port.
+  [[nodiscard]] http::HttpTransport& blocking() { return blocking_; }
+
+ private:
+  class Blocking final : public http::HttpTransport {
+   public:
+    explicit Blocking(ScriptedTransport& owner) : owner_(owner) {}
+    http::HttpResult send(const http::HttpRequest& request,
+                          const http::HttpTimeouts& /*timeouts*/) override {
+      return owner_.next(request);
+    }
+
+   private:
+    ScriptedTransport& owner_;
+  };
+
+  http::HttpResult next(const http::HttpRequest& request) {
     MutexLock lock(mutex_);
     requests_.push_back(request);
     if (script_.empty()) {
       return std::unexpected(http::TransportError{.detail = "nothing scripted"});
     }
-    Step next = std::move(script_.front());
+    Step step = std::move(script_.front());
     script_.pop_front();
-    return next;
+    return step;
   }
 
- private:
   mutable Mutex mutex_;
   std::deque<Step> script_ GUARDED_BY(mutex_);
   std::vector<http::HttpRequest> requests_ GUARDED_BY(mutex_);
+  Blocking blocking_{*this};
 };
 
 }  // namespace ic::testing

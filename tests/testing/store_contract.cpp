@@ -3,6 +3,7 @@
 
 #include <gmock/gmock.h>
 
+#include "event/run_blocking.hpp"
 #include "testing/clocks.hpp"
 
 namespace ic::idempotency {
@@ -25,19 +26,21 @@ ClaimRequest request(std::string token, Instant now, std::string hash = "hash-a"
           .lease = kLease};
 }
 
+// Each call runs to its end on this thread's loop (event::run_blocking).
 ClaimResult claim_ok(IdempotencyStore& store, const ClaimRequest& r) {
-  auto result = store.claim(r);
+  auto result = event::run_blocking(store.claim(r));
   EXPECT_TRUE(result.has_value()) << result.error().message;
   return result.value_or(ClaimResult{});
 }
 
-WriteOutcome written(std::expected<WriteOutcome, Error> result) {
+WriteOutcome written(Task<WriteReply> write) {
+  auto result = event::run_blocking(std::move(write));
   EXPECT_TRUE(result.has_value()) << result.error().message;
   return result.value_or(WriteOutcome::Fenced);
 }
 
 ClaimRecord stored(IdempotencyStore& store, std::string_view key = "CHG-1") {
-  auto record = store.get(key);
+  auto record = event::run_blocking(store.get(key));
   EXPECT_TRUE(record.has_value()) << record.error().message;
   EXPECT_TRUE(record.has_value() && record->has_value()) << "no record for " << key;
   return record.has_value() && record->has_value() ? **record : ClaimRecord{};
@@ -221,7 +224,7 @@ TEST_P(StoreContract, WritesToAnUnknownKeyAreFenced) {
             WriteOutcome::Fenced);
   EXPECT_EQ(written(store_->extend("CHG-404", "A", t0)), WriteOutcome::Fenced);
   EXPECT_EQ(written(store_->release("CHG-404", "A")), WriteOutcome::Fenced);
-  auto record = store_->get("CHG-404");
+  auto record = event::run_blocking(store_->get("CHG-404"));
   ASSERT_TRUE(record.has_value());
   EXPECT_FALSE(record->has_value()) << "a fenced write must not create the item";
 }

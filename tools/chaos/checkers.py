@@ -12,7 +12,7 @@ shows it is caught.
 - C4 no stale completion accepted: per key and store epoch, every accepted final write is by
   one claim, the one with the highest fence, and it is the token in the table; fenced writes
   are counted. Holds for any clock skew (conditional writes).
-- C4L one live claim: no claim was acquired while another worker, alive and not finished, was
+- C4L one live claim: no claim was acquired while another worker, alive, running and not finished, was
   still inside its own lease by its own clock. Needs skew + heartbeat lateness <= lease/2
   (docs/model-check.md), so it is asserted only when the run's skew is within that bound and
   reported otherwise.
@@ -280,6 +280,22 @@ def c4_no_stale_completion(run: Run) -> CheckResult:
     return CheckResult("C4", True, detail, counts=counts)
 
 
+def _paused(run: Run) -> dict[str, list[tuple[float, float]]]:
+    """Per consumer, the spans (start, stop) it was SIGSTOPped by the nemesis."""
+    spans: dict[str, list[tuple[float, float]]] = {}
+    started: dict[str, float] = {}
+    for e in sorted(run.of_type("fault"), key=lambda e: e["t"]):
+        if e.get("fault") != "consumer-pause" or "consumer" not in e:
+            continue
+        if e.get("action") == "start":
+            started[e["consumer"]] = e["t"]
+        elif e.get("action") == "stop" and e["consumer"] in started:
+            spans.setdefault(e["consumer"], []).append((started.pop(e["consumer"]), e["t"]))
+    for consumer, t in started.items():  # never resumed in the history
+        spans.setdefault(consumer, []).append((t, float("inf")))
+    return spans
+
+
 def _ends(run: Run) -> tuple[dict[str, float], dict[str, float]]:
     """When each claim (by token) stopped being worked on, and when each consumer died."""
     ended: dict[str, float] = {}
@@ -299,6 +315,7 @@ def _ends(run: Run) -> tuple[dict[str, float], dict[str, float]]:
 
 def c4l_one_live_claim(run: Run) -> CheckResult:
     ended, died = _ends(run)
+    paused = _paused(run)
     overlaps: list[str] = []
     for key, acquired in _claims_by_key(run).items():
         acquired.sort(key=lambda c: (run.epoch(c["t"]), c.get("fence") or 0))
@@ -307,6 +324,11 @@ def c4l_one_live_claim(run: Run) -> CheckResult:
                 continue
             t = taker["t"]
             if ended.get(previous.get("claimToken", ""), float("inf")) <= t or died.get(previous["consumer"], float("inf")) <= t:
+                continue
+            # A holder stopped between its claim and the takeover could not heartbeat: its
+            # lateness D is the pause, not the margin the bound assumes (the model's D, not a
+            # breach of S + D <= lease/2 by the code).
+            if any(start < t and stop > previous["t"] for start, stop in paused.get(previous["consumer"], [])):
                 continue
             # The previous holder's clock at that moment, against the lease it wrote.
             holder_now_ms = t * 1000 + previous.get("offsetMs", 0)

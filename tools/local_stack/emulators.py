@@ -1,11 +1,14 @@
 """Handles for the emulators beside moto: ElasticMQ (SQS, tools.elasticmq_server, jars in
 build/elasticmq) and dynalite (DynamoDB, tools/dynalite/server.js), both installed by
-scripts/install-deps.sh. Each starts on a free port and is ready once it printed its
-"listening" line (ElasticMQ's launcher prints it only after ListQueues answers)."""
+scripts/install-deps.sh, and the bench's in-memory SQS + DynamoDB (bench/fast_aws/, a
+release-build binary; the bench's backend, not an emulator the tests use). Each starts on a
+free port and is ready once it printed its "listening" line (ElasticMQ's launcher prints it
+only after ListQueues answers)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from tools.local_stack.aws_endpoint import DEFAULT_REGION, AwsEndpoint
 from tools.local_stack.paths import PYTHON, REPO_ROOT
@@ -33,3 +36,10 @@ def start_elasticmq(manager: ProcessManager, name: str = "elasticmq") -> Emulato
 def start_dynalite(manager: ProcessManager, name: str = "dynalite") -> Emulator:
     proc = manager.start(name, ["node", str(DYNALITE_SERVER)], ready=json_event("listening"), timeout=30.0)
     return Emulator("dynalite", proc, f"http://127.0.0.1:{proc.ready_info['port']}")
+
+
+def start_fast_aws(manager: ProcessManager, build: Path, name: str = "fast-aws") -> Emulator:
+    """bench/fast_aws/ from the build tree `build` (the release build): SQS and DynamoDB on
+    one port, so the same handle serves both roles."""
+    proc = manager.start(name, [str(build / "bench" / "ic_bench_fast_aws")], ready=json_event("listening"), timeout=10.0)
+    return Emulator("fast", proc, f"http://127.0.0.1:{proc.ready_info['port']}")

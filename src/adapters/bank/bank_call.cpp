@@ -42,6 +42,26 @@ std::string bank_explanation(std::string_view body, const domain::AccountId& acc
   return {};
 }
 
+Task<std::expected<http::HttpResponse, CallFailure>> send_request(
+    http::AsyncHttpTransport& transport, const http::HttpRequest& request,
+    const http::HttpTimeouts& timeouts) {
+  auto reply = co_await transport.send(request, timeouts);
+  if (!reply) {
+    co_return std::unexpected(CallFailure{describe(reply.error()), reply.error().tls_refused});
+  }
+  co_return std::move(*reply);
+}
+
+// Sets the Authorization header to the token read, replacing any earlier one.
+std::expected<void, CallFailure> authorize(http::HttpRequest& request,
+                                           const std::expected<std::string, std::string>& bearer) {
+  if (!bearer) return std::unexpected(CallFailure{"bearer token file " + bearer.error(), true});
+  std::erase_if(request.headers,
+                [](const auto& header) { return header.first == "Authorization"; });
+  request.headers.emplace_back("Authorization", "Bearer " + *bearer);
+  return {};
+}
+
 }  // namespace
 
 bool valid_idempotency_key(std::string_view key) {
@@ -49,11 +69,9 @@ bool valid_idempotency_key(std::string_view key) {
          std::ranges::all_of(key, domain::rules::is_identifier_char);
 }
 
-std::expected<http::HttpResponse, CallFailure> post_json(http::HttpTransport& transport,
-                                                         const BankEndpoint& endpoint,
-                                                         BearerTokenFile* token,
-                                                         std::string_view path,
-                                                         std::string_view key, std::string body) {
+Task<std::expected<http::HttpResponse, CallFailure>> post_json(
+    http::AsyncHttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
+    std::string_view path, std::string_view key, std::string body) {
   http::HttpRequest request{
       .method = "POST",
       .url = endpoint.url(path),
@@ -67,30 +85,15 @@ std::expected<http::HttpResponse, CallFailure> post_json(http::HttpTransport& tr
   if (const auto trace = current_traceparent(); !trace.empty()) {
     request.headers.emplace_back("traceparent", std::string(trace));
   }
-  auto send = [&]() -> std::expected<http::HttpResponse, CallFailure> {
-    auto reply = transport.send(request, endpoint.timeouts());
-    if (!reply) {
-      return std::unexpected(CallFailure{describe(reply.error()), reply.error().tls_refused});
-    }
-    return std::move(*reply);
-  };
-  auto use_token = [&](const std::expected<std::string, std::string>& bearer)
-      -> std::expected<void, CallFailure> {
-    if (!bearer) return std::unexpected(CallFailure{"bearer token file " + bearer.error(), true});
-    std::erase_if(request.headers,
-                  [](const auto& header) { return header.first == "Authorization"; });
-    request.headers.emplace_back("Authorization", "Bearer " + *bearer);
-    return {};
-  };
-  if (token == nullptr) return send();
+  if (token == nullptr) co_return co_await send_request(transport, request, endpoint.timeouts());
   const auto first = token->current();
-  if (auto used = use_token(first); !used) return std::unexpected(used.error());
-  auto reply = send();
-  if (!reply || reply->status != 401) return reply;
+  if (auto used = authorize(request, first); !used) co_return std::unexpected(used.error());
+  auto reply = co_await send_request(transport, request, endpoint.timeouts());
+  if (!reply || reply->status != 401) co_return std::move(reply);
   const auto fresh = token->reload();
-  if (fresh && *fresh == *first) return reply;  // not rotated: the 401 stands
-  if (auto used = use_token(fresh); !used) return std::unexpected(used.error());
-  return send();
+  if (fresh && *fresh == *first) co_return std::move(reply);  // not rotated: the 401 stands
+  if (auto used = authorize(request, fresh); !used) co_return std::unexpected(used.error());
+  co_return co_await send_request(transport, request, endpoint.timeouts());
 }
 
 std::optional<std::string> json_string_field(std::string_view body, std::string_view name,

@@ -10,6 +10,7 @@
 
 #include "adapters/bank/bank_endpoint.hpp"
 #include "adapters/bank/bearer_token_file.hpp"
+#include "core/task.hpp"
 #include "core/time.hpp"
 #include "domain/charge.hpp"
 #include "http/http_transport.hpp"
@@ -30,12 +31,13 @@ struct CallFailure {
 
 // POST {base}{path} with Content-Type: application/json, Idempotency-Key: key and, when
 // `token` is given, Authorization: Bearer <token>, and traceparent when a trace context is
-// current on this thread (core/trace_context.hpp). A 401 to a token makes one re-read of the
-// token file and, when the token changed (rotated since the last stat), one more attempt: a
+// current in the calling task (core/trace_context.hpp). A 401 to a token makes one re-read of
+// the token file and, when the token changed (rotated since the last stat), one more attempt: a
 // 401 means nothing was processed, and the Idempotency-Key makes the repeat safe anyway.
-// Precondition: valid_idempotency_key(key).
-[[nodiscard]] std::expected<http::HttpResponse, CallFailure> post_json(
-    http::HttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
+// Awaited at once on an event loop's thread: every argument but `body` is read until the task
+// finishes. Precondition: valid_idempotency_key(key).
+[[nodiscard]] Task<std::expected<http::HttpResponse, CallFailure>> post_json(
+    http::AsyncHttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
     std::string_view path, std::string_view key, std::string body);
 
 // The string member `name` of a JSON object body when it passes `accept`; nullopt when the

@@ -58,22 +58,22 @@ domain::DebitResult map_reply(const http::HttpResponse& reply, const domain::Cha
 
 }  // namespace
 
-CoreBankingClient::CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint,
+CoreBankingClient::CoreBankingClient(http::AsyncHttpTransport& transport, BankEndpoint endpoint,
                                      BearerTokenFile* token, const Clock& clock)
     : transport_(transport), endpoint_(std::move(endpoint)), token_(token), clock_(clock) {}
 
-domain::DebitResult CoreBankingClient::debit(const domain::Charge& charge,
-                                             std::string_view idempotency_key) {
+Task<domain::DebitResult> CoreBankingClient::debit(const domain::Charge& charge,
+                                                   std::string_view idempotency_key) {
   if (!valid_idempotency_key(idempotency_key)) {
-    return domain::DebitMisconfigured{"invalid idempotency key, not sent"};
+    co_return domain::DebitMisconfigured{"invalid idempotency key, not sent"};
   }
-  const auto reply =
-      post_json(transport_, endpoint_, token_, "/v1/debits", idempotency_key, debit_body(charge));
+  const auto reply = co_await post_json(transport_, endpoint_, token_, "/v1/debits",
+                                        idempotency_key, debit_body(charge));
   if (!reply && reply.error().misconfigured) {
-    return domain::DebitMisconfigured{"bank call not possible: " + reply.error().detail};
+    co_return domain::DebitMisconfigured{"bank call not possible: " + reply.error().detail};
   }
-  if (!reply) return domain::DebitUnavailable{"bank " + reply.error().detail};
-  return map_reply(*reply, charge, clock_);
+  if (!reply) co_return domain::DebitUnavailable{"bank " + reply.error().detail};
+  co_return map_reply(*reply, charge, clock_);
 }
 
 }  // namespace ic::bank

@@ -2,10 +2,10 @@
 // the charge's idempotency key, the reply mapped onto Debited / DebitRejected /
 // DebitUnavailable / DebitMisconfigured.
 //
-//   http::CurlHttpTransport transport;
+//   http::CurlTransport transport;
 //   auto endpoint = bank::BankEndpoint::create(core_banking_url, {.connect = 1s, .total = 5s});
 //   bank::CoreBankingClient bank(transport, *endpoint);
-//   auto result = bank.debit(charge, charge.id.value());
+//   auto result = co_await bank.debit(charge, charge.id.value());   // in a task on a loop
 //
 // How replies map, and why:
 //   201 {debitId}            Debited{replayed = false}
@@ -41,22 +41,23 @@
 
 namespace ic::bank {
 
-// Thread-safety: debit() may be called concurrently; the client holds no mutable state and
-// the transport is thread-safe. Ownership: borrows the transport and the token file (when
-// given), which must outlive it.
+// Thread-safety: debit() returns a task awaited at once on an event loop's thread; any number
+// are in flight at once, on any number of loops (the client holds no mutable state, and the
+// token file and the transport are safe to share). Ownership: borrows the transport and the
+// token file (when given), which must outlive it and every task it returned.
 class CoreBankingClient final : public domain::AccountDebitPort {
  public:
   // With `token`, every call carries Authorization: Bearer <token> (bank_call.hpp: re-read on
   // rotation, one retry after a 401).
-  CoreBankingClient(http::HttpTransport& transport, BankEndpoint endpoint,
+  CoreBankingClient(http::AsyncHttpTransport& transport, BankEndpoint endpoint,
                     BearerTokenFile* token = nullptr, const Clock& clock = real_clock());
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: DebitMisconfigured.
-  [[nodiscard]] domain::DebitResult debit(const domain::Charge& charge,
-                                          std::string_view idempotency_key) override;
+  [[nodiscard]] Task<domain::DebitResult> debit(const domain::Charge& charge,
+                                                std::string_view idempotency_key) override;
 
  private:
-  http::HttpTransport& transport_;
+  http::AsyncHttpTransport& transport_;
   const BankEndpoint endpoint_;
   BearerTokenFile* const token_;
   const Clock& clock_;  // reads an HTTP-date Retry-After

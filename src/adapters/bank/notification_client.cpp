@@ -20,29 +20,36 @@ std::string notification_body(const domain::Charge& charge, std::string_view deb
   return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+domain::NotificationResult map_reply(const http::HttpResponse& reply, const domain::Charge& charge,
+                                     const Clock& clock) {
+  if (reply.status >= 200 && reply.status < 300) return domain::NotificationSent{};
+  // A 4xx other than 408/429 is an answer (the service is up and refused): not transient.
+  const long status = reply.status;
+  const bool transient = status >= 500 || status == 408 || status == 429 || status < 200;
+  return domain::NotificationFailed{
+      .detail = "notification service answered " + describe(reply, charge.account),
+      .transient = transient,
+      .retry_after = retry_after(reply, clock)};
+}
+
 }  // namespace
 
-NotificationClient::NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint,
+NotificationClient::NotificationClient(http::AsyncHttpTransport& transport, BankEndpoint endpoint,
                                        BearerTokenFile* token, const Clock& clock)
     : transport_(transport), endpoint_(std::move(endpoint)), token_(token), clock_(clock) {}
 
-domain::NotificationResult NotificationClient::notify(const domain::Charge& charge,
-                                                      std::string_view debit_ref,
-                                                      std::string_view idempotency_key) {
+Task<domain::NotificationResult> NotificationClient::notify(const domain::Charge& charge,
+                                                            std::string_view debit_ref,
+                                                            std::string_view idempotency_key) {
   if (!valid_idempotency_key(idempotency_key)) {
-    return domain::NotificationFailed{"invalid idempotency key, not sent"};
+    co_return domain::NotificationFailed{"invalid idempotency key, not sent"};
   }
-  const auto reply = post_json(transport_, endpoint_, token_, "/v1/notifications", idempotency_key,
-                               notification_body(charge, debit_ref));
-  if (!reply) return domain::NotificationFailed{"notification service " + reply.error().detail};
-  if (reply->status >= 200 && reply->status < 300) return domain::NotificationSent{};
-  // A 4xx other than 408/429 is an answer (the service is up and refused): not transient.
-  const long status = reply->status;
-  const bool transient = status >= 500 || status == 408 || status == 429 || status < 200;
-  return domain::NotificationFailed{
-      .detail = "notification service answered " + describe(*reply, charge.account),
-      .transient = transient,
-      .retry_after = retry_after(*reply, clock_)};
+  const auto reply = co_await post_json(transport_, endpoint_, token_, "/v1/notifications",
+                                        idempotency_key, notification_body(charge, debit_ref));
+  if (!reply) {
+    co_return domain::NotificationFailed{"notification service " + reply.error().detail};
+  }
+  co_return map_reply(*reply, charge, clock_);
 }
 
 }  // namespace ic::bank

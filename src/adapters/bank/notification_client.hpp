@@ -3,12 +3,12 @@
 // again after a crash is deduplicated by the notification service.
 //
 //   bank::NotificationClient notifier(transport, *endpoint);
-//   auto sent = notifier.notify(charge, debit_ref, charge.id.value() + ":notify");
+//   auto sent = co_await notifier.notify(charge, debit_ref, notify_key);  // in a task on a loop
 //
 // Any 2xx is NotificationSent; every other status and every transport failure is
 // NotificationFailed with a detail (never the full account number). The caller records the
-// charge DEBITED_NOTIFICATION_FAILED; nothing here retries, since a retry that stalls a worker
-// costs more than a notification an operator follows up.
+// charge DEBITED_NOTIFICATION_FAILED; nothing here retries, since a retry that holds the charge
+// open costs more than a notification an operator follows up.
 #pragma once
 
 #include "adapters/bank/bank_endpoint.hpp"
@@ -19,23 +19,24 @@
 
 namespace ic::bank {
 
-// Thread-safety: notify() may be called concurrently; the client holds no mutable state and
-// the transport is thread-safe. Ownership: borrows the transport and the token file (when
-// given), which must outlive it.
+// Thread-safety: notify() returns a task awaited at once on an event loop's thread; any number
+// are in flight at once, on any number of loops (the client holds no mutable state, and the
+// token file and the transport are safe to share). Ownership: borrows the transport and the
+// token file (when given), which must outlive it and every task it returned.
 class NotificationClient final : public domain::NotificationPort {
  public:
   // With `token`, every call carries Authorization: Bearer <token> (bank_call.hpp: re-read on
   // rotation, one retry after a 401).
-  NotificationClient(http::HttpTransport& transport, BankEndpoint endpoint,
+  NotificationClient(http::AsyncHttpTransport& transport, BankEndpoint endpoint,
                      BearerTokenFile* token = nullptr, const Clock& clock = real_clock());
 
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: NotificationFailed.
-  [[nodiscard]] domain::NotificationResult notify(const domain::Charge& charge,
-                                                  std::string_view debit_ref,
-                                                  std::string_view idempotency_key) override;
+  [[nodiscard]] Task<domain::NotificationResult> notify(const domain::Charge& charge,
+                                                        std::string_view debit_ref,
+                                                        std::string_view idempotency_key) override;
 
  private:
-  http::HttpTransport& transport_;
+  http::AsyncHttpTransport& transport_;
   const BankEndpoint endpoint_;
   BearerTokenFile* const token_;
   const Clock& clock_;  // reads an HTTP-date Retry-After

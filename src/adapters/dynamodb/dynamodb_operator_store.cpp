@@ -7,6 +7,7 @@
 
 #include "adapters/dynamodb/operator_codec.hpp"
 #include "core/backoff.hpp"
+#include "event/run_blocking.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -37,7 +38,8 @@ std::expected<std::vector<idempotency::ClaimRecord>, Error> DynamoDbOperatorStor
     // Unprocessed keys are DynamoDB shedding load: back off as from a throttle.
     if (round > 0)
       sleeper_.sleep_for(backoff_delay(round - 1, Millis{50}, Millis{5000}, Jitter::Full));
-    auto reply = client_.call("BatchGetItem", encode_batch_get(table_, wanted));
+    auto reply =
+        event::run_blocking(client_.call("BatchGetItem", encode_batch_get(table_, wanted)));
     if (!reply) return std::unexpected(reply.error());
     auto decoded = decode_batch_get(table_, *reply);
     if (!decoded) return std::unexpected(permanent("MalformedItem", decoded.error()));
@@ -64,7 +66,7 @@ std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::amend(
 
 std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::write(
     const nlohmann::json& body) {
-  auto reply = client_.call("UpdateItem", body);
+  auto reply = event::run_blocking(client_.call("UpdateItem", body));
   if (reply) return idempotency::OperatorWrite::Written;
   if (reply.error().code == "ConditionalCheckFailedException")
     return idempotency::OperatorWrite::Refused;
@@ -84,7 +86,7 @@ std::expected<idempotency::RecordPage, Error> DynamoDbOperatorStore::stale_in_pr
 std::expected<idempotency::RecordPage, Error> DynamoDbOperatorStore::page(
     std::string_view operation, const std::expected<nlohmann::json, std::string>& body) {
   if (!body) return std::unexpected(permanent("InvalidCursor", body.error()));
-  auto reply = client_.call(operation, *body);
+  auto reply = event::run_blocking(client_.call(operation, *body));
   if (!reply) return std::unexpected(reply.error());
   auto decoded = decode_page(table_, *reply);
   if (!decoded) return std::unexpected(permanent("MalformedItem", decoded.error()));

@@ -12,8 +12,9 @@
 
 namespace ic::dynamodb {
 
-// Thread-safety: every method may be called concurrently (the JsonClient is thread-safe and
-// the store keeps no mutable state). Ownership: borrows the client, which must outlive it.
+// Thread-safety: every method may be called concurrently, from threads outside any loop: each
+// blocks its thread for its round trips (event::run_blocking around the JsonClient's tasks);
+// the store keeps no mutable state. Ownership: borrows the client, which must outlive it.
 class DynamoDbOperatorStore final : public idempotency::OperatorStore {
  public:
   // `sleeper` waits between BatchGetItem rounds for unprocessed keys; borrowed.

@@ -87,25 +87,26 @@ std::expected<std::optional<consumer::QuarantineRecord>, std::string> decode_qua
   return record;
 }
 
-std::expected<void, Error> DynamoDbQuarantineStore::put(const consumer::QuarantineRecord& record) {
+Task<std::expected<void, Error>> DynamoDbQuarantineStore::put(
+    const consumer::QuarantineRecord& record) {
   consumer::QuarantineRecord stamped = record;
   stamped.at = clock_.now();
-  auto reply = client_.call("UpdateItem", encode_quarantine_put(table_, stamped));
-  if (!reply) return std::unexpected(reply.error());
-  return {};
+  auto reply = co_await client_.call("UpdateItem", encode_quarantine_put(table_, stamped));
+  if (!reply) co_return std::unexpected(reply.error());
+  co_return std::expected<void, Error>{};
 }
 
-std::expected<std::optional<consumer::QuarantineRecord>, Error> DynamoDbQuarantineStore::find(
+Task<std::expected<std::optional<consumer::QuarantineRecord>, Error>> DynamoDbQuarantineStore::find(
     std::string_view body_sha256) {
-  auto reply = client_.call("GetItem", encode_quarantine_get(table_, body_sha256));
-  if (!reply) return std::unexpected(reply.error());
+  auto reply = co_await client_.call("GetItem", encode_quarantine_get(table_, body_sha256));
+  if (!reply) co_return std::unexpected(reply.error());
   auto record = decode_quarantine_get(*reply);
   if (!record) {
-    return std::unexpected(Error{.error_class = ErrorClass::Permanent,
-                                 .code = "MalformedItem",
-                                 .message = "quarantine record: " + record.error()});
+    co_return std::unexpected(Error{.error_class = ErrorClass::Permanent,
+                                    .code = "MalformedItem",
+                                    .message = "quarantine record: " + record.error()});
   }
-  return std::move(*record);
+  co_return std::move(*record);
 }
 
 }  // namespace ic::dynamodb

@@ -27,15 +27,16 @@ inline constexpr std::string_view kQuarantineKeyPrefix = "quarantine#";
 [[nodiscard]] std::expected<std::optional<consumer::QuarantineRecord>, std::string>
 decode_quarantine_get(const nlohmann::json& reply);
 
-// Thread-safety: every method may be called concurrently. Ownership: borrows client and
-// clock, which must outlive it.
+// Thread-safety: QuarantinePort's (tasks awaited at once on a loop's thread, any number in
+// flight). Ownership: borrows client and clock, which must outlive it.
 class DynamoDbQuarantineStore final : public consumer::QuarantinePort {
  public:
   DynamoDbQuarantineStore(aws::JsonClient& client, TableSpec table, const Clock& clock)
       : client_(client), table_(std::move(table)), clock_(clock) {}
 
-  [[nodiscard]] std::expected<void, Error> put(const consumer::QuarantineRecord& record) override;
-  [[nodiscard]] std::expected<std::optional<consumer::QuarantineRecord>, Error> find(
+  [[nodiscard]] Task<std::expected<void, Error>> put(
+      const consumer::QuarantineRecord& record) override;
+  [[nodiscard]] Task<std::expected<std::optional<consumer::QuarantineRecord>, Error>> find(
       std::string_view body_sha256) override;
 
  private:

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "adapters/dynamodb/dynamodb_codec.hpp"
+#include "event/run_blocking.hpp"
 
 namespace ic::dynamodb {
 namespace {
@@ -12,6 +13,12 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kTtlAttribute = "expiresAt";
+
+// Provisioning is an operator command's, outside any loop: each request blocks its thread.
+aws::JsonClient::Reply call(aws::JsonClient& client, std::string_view operation,
+                            const json& request) {
+  return event::run_blocking(client.call(operation, request));
+}
 
 // object[outer][inner] when it is a string, else empty: a reply of another shape reads as an
 // unknown status rather than throwing.
@@ -30,15 +37,15 @@ std::expected<bool, Error> create_table(aws::JsonClient& client, std::string_vie
                                  {{{"AttributeName", "attention"}, {"KeyType", "HASH"}},
                                   {{"AttributeName", "attentionAt"}, {"KeyType", "RANGE"}}}},
                                 {"Projection", {{"ProjectionType", "ALL"}}}};
-  auto reply =
-      client.call("CreateTable", {{"TableName", table},
-                                  {"AttributeDefinitions",
-                                   {{{"AttributeName", "pk"}, {"AttributeType", "S"}},
-                                    {{"AttributeName", "attention"}, {"AttributeType", "S"}},
-                                    {{"AttributeName", "attentionAt"}, {"AttributeType", "N"}}}},
-                                  {"KeySchema", {{{"AttributeName", "pk"}, {"KeyType", "HASH"}}}},
-                                  {"GlobalSecondaryIndexes", json::array({attention_index})},
-                                  {"BillingMode", "PAY_PER_REQUEST"}});
+  auto reply = call(client, "CreateTable",
+                    {{"TableName", table},
+                     {"AttributeDefinitions",
+                      {{{"AttributeName", "pk"}, {"AttributeType", "S"}},
+                       {{"AttributeName", "attention"}, {"AttributeType", "S"}},
+                       {{"AttributeName", "attentionAt"}, {"AttributeType", "N"}}}},
+                     {"KeySchema", {{{"AttributeName", "pk"}, {"KeyType", "HASH"}}}},
+                     {"GlobalSecondaryIndexes", json::array({attention_index})},
+                     {"BillingMode", "PAY_PER_REQUEST"}});
   if (reply) return true;
   if (reply.error().code == "ResourceInUseException") return false;
   return std::unexpected(reply.error());
@@ -64,7 +71,7 @@ std::expected<bool, Error> wait_until_active(aws::JsonClient& client, std::strin
   const Instant deadline = options.clock.now() + options.active_timeout;
   std::string status;
   for (;;) {
-    auto reply = client.call("DescribeTable", {{"TableName", table}});
+    auto reply = call(client, "DescribeTable", {{"TableName", table}});
     if (!reply) return std::unexpected(reply.error());
     status = nested_string(*reply, "Table", "TableStatus");
     if (status == "ACTIVE") return has_attention_index(*reply);
@@ -78,7 +85,7 @@ std::expected<bool, Error> wait_until_active(aws::JsonClient& client, std::strin
 }
 
 std::expected<bool, Error> enable_ttl(aws::JsonClient& client, std::string_view table) {
-  auto described = client.call("DescribeTimeToLive", {{"TableName", table}});
+  auto described = call(client, "DescribeTimeToLive", {{"TableName", table}});
   if (!described && described.error().code == "UnknownOperationException") return false;
   if (!described) return std::unexpected(described.error());
   const auto status = nested_string(*described, "TimeToLiveDescription", "TimeToLiveStatus");
@@ -91,10 +98,10 @@ std::expected<bool, Error> enable_ttl(aws::JsonClient& client, std::string_view 
                                  .message = fmt::format("table {} has TTL on {}, expected {}",
                                                         table, attribute, kTtlAttribute)});
   }
-  auto updated = client.call(
-      "UpdateTimeToLive",
-      {{"TableName", table},
-       {"TimeToLiveSpecification", {{"Enabled", true}, {"AttributeName", kTtlAttribute}}}});
+  auto updated =
+      call(client, "UpdateTimeToLive",
+           {{"TableName", table},
+            {"TimeToLiveSpecification", {{"Enabled", true}, {"AttributeName", kTtlAttribute}}}});
   if (updated) return true;
   const auto& error = updated.error();
   if (error.code == "UnknownOperationException") return false;

@@ -33,6 +33,7 @@ struct ProvisionReport {
   bool attention_index = false;
 };
 
+// Blocks its thread for every request (event::run_blocking): call it outside any loop.
 // Thread-safety: stateless; concurrent calls (e.g. two `provision` runs) are safe because
 // every step tolerates the other having done it first.
 [[nodiscard]] std::expected<ProvisionReport, Error> provision_table(

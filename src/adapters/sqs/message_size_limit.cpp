@@ -30,19 +30,22 @@ std::expected<std::size_t, Error> parse_maximum_message_size(const QueueAttribut
   return bytes;
 }
 
-std::expected<std::size_t, Error> MessageSizeLimit::get_through(SqsClient& client) {
-  {
-    MutexLock lock(mutex_);
-    if (cached_) return *cached_;
-  }
-  auto attributes = client.get_queue_attributes(queue_url_, {std::string(kAttribute)});
+std::optional<MessageSizeLimit::Limit> MessageSizeLimit::kept() {
+  MutexLock lock(mutex_);
+  return cached_;
+}
+
+Task<MessageSizeLimit::Limit> MessageSizeLimit::get_through(SqsClient& client) {
+  if (auto limit = kept()) co_return std::move(*limit);
+  const std::vector<std::string> names{std::string(kAttribute)};
+  auto attributes = co_await client.get_queue_attributes(queue_url_, names);
   auto bytes = attributes ? parse_maximum_message_size(*attributes)
-                          : std::expected<std::size_t, Error>(std::unexpected(attributes.error()));
+                          : Limit(std::unexpected(attributes.error()));
   if (bytes || !bytes.error().retryable()) {
     MutexLock lock(mutex_);
     cached_ = bytes;
   }
-  return bytes;
+  co_return bytes;
 }
 
 void MessageSizeLimit::forget() {

@@ -5,7 +5,7 @@
 // GetQueueAttributes): asking again on every send would only fail again.
 //
 //   MessageSizeLimit limit(sqs, queue_url);
-//   auto bytes = limit.get();   // cached after the first answer
+//   auto bytes = co_await limit.get();   // cached after the first answer
 #pragma once
 
 #include <cstddef>
@@ -14,6 +14,7 @@
 #include <string>
 
 #include "adapters/sqs/sqs_codec.hpp"
+#include "core/task.hpp"
 #include "core/thread_annotations.hpp"
 
 namespace ic::sqs {
@@ -24,24 +25,29 @@ class SqsClient;
 [[nodiscard]] std::expected<std::size_t, Error> parse_maximum_message_size(
     const QueueAttributes& attributes);
 
-// Thread-safety: get() and forget() may be called concurrently; concurrent first calls may
+// Thread-safety: get() returns a task awaited at once on an event loop's thread; get() and
+// forget() may be called concurrently, from any number of loops; concurrent first calls may
 // each read the attribute. Ownership: borrows the client, which must outlive it.
 class MessageSizeLimit {
  public:
   MessageSizeLimit(SqsClient& client, std::string queue_url)
       : client_(client), queue_url_(std::move(queue_url)) {}
 
-  [[nodiscard]] std::expected<std::size_t, Error> get() { return get_through(client_); }
+  using Limit = std::expected<std::size_t, Error>;
+
+  [[nodiscard]] Task<Limit> get() { return get_through(client_); }
   // get(), reading (when nothing is kept) through `client`: at start-up, one with a short
   // timeout and no retries, so that an SQS outage does not hold the start up.
-  [[nodiscard]] std::expected<std::size_t, Error> get_through(SqsClient& client);
+  [[nodiscard]] Task<Limit> get_through(SqsClient& client);
   void forget();
 
  private:
+  [[nodiscard]] std::optional<Limit> kept();
+
   SqsClient& client_;
   const std::string queue_url_;
   Mutex mutex_;
-  std::optional<std::expected<std::size_t, Error>> cached_ GUARDED_BY(mutex_);
+  std::optional<Limit> cached_ GUARDED_BY(mutex_);
 };
 
 }  // namespace ic::sqs

@@ -52,12 +52,14 @@ QueueHealth decode_queue_health(const QueueAttributes& attributes) {
   return out;
 }
 
-std::expected<QueueHealth, Error> read_queue_health(SqsClient& sqs, std::string_view queue_url) {
-  auto attributes = sqs.get_queue_attributes(
-      queue_url, {"ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
-                  "ApproximateNumberOfMessagesDelayed", "VisibilityTimeout", "RedrivePolicy"});
-  if (!attributes) return std::unexpected(attributes.error());
-  return decode_queue_health(*attributes);
+Task<std::expected<QueueHealth, Error>> read_queue_health(SqsClient& sqs,
+                                                          std::string_view queue_url) {
+  const std::vector<std::string> names{
+      "ApproximateNumberOfMessages", "ApproximateNumberOfMessagesNotVisible",
+      "ApproximateNumberOfMessagesDelayed", "VisibilityTimeout", "RedrivePolicy"};
+  auto attributes = co_await sqs.get_queue_attributes(queue_url, names);
+  if (!attributes) co_return std::unexpected(attributes.error());
+  co_return decode_queue_health(*attributes);
 }
 
 }  // namespace ic::sqs

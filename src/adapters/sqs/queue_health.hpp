@@ -1,7 +1,7 @@
 // What the consumer reads about a queue on its slow timer (GetQueueAttributes): the depth,
 // exported as gauges, and the two settings the claim protocol leans on, checked at start-up.
 //
-//   auto health = read_queue_health(sqs, queue_url);
+//   auto health = co_await read_queue_health(sqs, queue_url);
 //   if (health && health->depth.visible) gauge.set(*health->depth.visible);
 #pragma once
 
@@ -40,7 +40,7 @@ struct QueueHealth {
 
 // One GetQueueAttributes for exactly the attributes above. Thread-safety and ownership: as
 // SqsClient::get_queue_attributes.
-[[nodiscard]] std::expected<QueueHealth, Error> read_queue_health(SqsClient& sqs,
-                                                                  std::string_view queue_url);
+[[nodiscard]] Task<std::expected<QueueHealth, Error>> read_queue_health(SqsClient& sqs,
+                                                                        std::string_view queue_url);
 
 }  // namespace ic::sqs

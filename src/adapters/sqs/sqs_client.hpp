@@ -6,7 +6,7 @@
 //                         .endpoint = endpoint, .region = region,
 //                         .timeouts = {.connect = 2s, .total = 30s}}, transport, creds, retry);
 //   SqsClient sqs(json);
-//   auto url = sqs.get_queue_url("charge-due");
+//   auto url = co_await sqs.get_queue_url("charge-due");   // event::run_blocking outside a task
 //   SqsQueue queue(sqs, *url, *dlq_url);   // hand to consumer::ListenerContainer
 #pragma once
 
@@ -27,41 +27,46 @@ namespace ic::sqs {
 
 inline constexpr std::string_view kSqsTargetPrefix = "AmazonSQS";
 
-// Thread-safety: every method may be called concurrently (JsonClient::call is).
-// Ownership: borrows the JsonClient, which must outlive this object.
+// Thread-safety: every method returns a task awaited at once on an event loop's thread
+// (event::run_blocking for a blocking caller); any number may be in flight at once, on any
+// number of loops (JsonClient::call's). Views and spans passed in need only live until the task
+// finishes. Ownership: borrows the JsonClient, which must outlive this object.
 // Long polls: a receive whose wait reaches the client's total HTTP timeout would always time
 // out, and the messages SQS handed to that poll would stay invisible for a whole visibility
 // timeout; receive() therefore shortens the wait to leave 5 s of the timeout for the answer.
 class SqsClient {
  public:
+  template <class T>
+  using Reply = Task<std::expected<T, Error>>;
+
   explicit SqsClient(aws::JsonClient& client) : client_(client) {}
 
   // Once `stop` is requested the poll is abandoned and answers with no messages: what SQS may
   // already have handed to it stays invisible for one visibility timeout, then comes back.
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
-      std::string_view queue_url, int max_messages, std::chrono::seconds wait,
-      std::stop_token stop = {});
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
+  [[nodiscard]] Reply<std::vector<consumer::Message>> receive(std::string_view queue_url,
+                                                              int max_messages,
+                                                              std::chrono::seconds wait,
+                                                              std::stop_token stop = {});
+  [[nodiscard]] Reply<consumer::BatchResult> delete_batch(
       std::string_view queue_url, std::span<const consumer::DeleteEntry> entries);
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
+  [[nodiscard]] Reply<consumer::BatchResult> change_visibility_batch(
       std::string_view queue_url, std::span<const consumer::VisibilityEntry> entries);
   // Returns the new message id.
-  [[nodiscard]] std::expected<std::string, Error> send(std::string_view queue_url,
-                                                       const OutgoingMessage& message);
+  [[nodiscard]] Reply<std::string> send(std::string_view queue_url, const OutgoingMessage& message);
   // Up to 10 messages; per position, the message id or that entry's error.
-  [[nodiscard]] std::expected<std::vector<std::expected<std::string, Error>>, Error> send_batch(
+  [[nodiscard]] Reply<std::vector<std::expected<std::string, Error>>> send_batch(
       std::string_view queue_url, std::span<const OutgoingMessage> messages);
 
-  [[nodiscard]] std::expected<std::string, Error> get_queue_url(std::string_view name);
+  [[nodiscard]] Reply<std::string> get_queue_url(std::string_view name);
   // Idempotent for identical attributes (SQS answers with the existing queue's URL).
-  [[nodiscard]] std::expected<std::string, Error> create_queue(
-      std::string_view name, const QueueAttributes& attributes = {});
+  [[nodiscard]] Reply<std::string> create_queue(std::string_view name,
+                                                const QueueAttributes& attributes = {});
   // `names` empty means All.
-  [[nodiscard]] std::expected<QueueAttributes, Error> get_queue_attributes(
+  [[nodiscard]] Reply<QueueAttributes> get_queue_attributes(
       std::string_view queue_url, const std::vector<std::string>& names = {});
-  [[nodiscard]] std::expected<void, Error> set_queue_attributes(std::string_view queue_url,
-                                                                const QueueAttributes& attributes);
-  [[nodiscard]] std::expected<void, Error> purge_queue(std::string_view queue_url);
+  [[nodiscard]] Reply<void> set_queue_attributes(std::string_view queue_url,
+                                                 const QueueAttributes& attributes);
+  [[nodiscard]] Reply<void> purge_queue(std::string_view queue_url);
 
  private:
   aws::JsonClient& client_;
@@ -82,20 +87,18 @@ class SqsQueue final : public consumer::QueuePort {
         dlq_url_(std::move(dlq_url)),
         dlq_limit_(client_, dlq_url_) {}
 
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive(
-      int max_messages, std::chrono::seconds wait) override;
-  [[nodiscard]] std::expected<std::vector<consumer::Message>, Error> receive_stoppable(
-      int max_messages, std::chrono::seconds wait, std::stop_token stop) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> delete_batch(
+  [[nodiscard]] Task<Received> receive(int max_messages, std::chrono::seconds wait,
+                                       std::stop_token stop = {}) override;
+  [[nodiscard]] Task<BatchReply> delete_batch(
       std::span<const consumer::DeleteEntry> entries) override;
-  [[nodiscard]] std::expected<consumer::BatchResult, Error> change_visibility_batch(
+  [[nodiscard]] Task<BatchReply> change_visibility_batch(
       std::span<const consumer::VisibilityEntry> entries) override;
-  [[nodiscard]] std::expected<void, Error> send_to_dlq(
+  [[nodiscard]] Task<std::expected<void, Error>> send_to_dlq(
       std::string_view body, const consumer::MessageAttributes& attributes) override;
 
   // The DLQ's MaximumMessageSize, read now through `client` (at start-up, the probe client)
   // rather than at the first dead letter.
-  [[nodiscard]] std::expected<std::size_t, Error> dlq_size_limit(SqsClient& client) {
+  [[nodiscard]] SqsClient::Reply<std::size_t> dlq_size_limit(SqsClient& client) {
     return dlq_limit_.get_through(client);
   }
 

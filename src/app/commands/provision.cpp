@@ -9,6 +9,7 @@
 #include "adapters/dynamodb/table_provisioner.hpp"
 #include "adapters/sqs/sqs_codec.hpp"
 #include "app/cli_support.hpp"
+#include "event/run_blocking.hpp"
 
 namespace ic::app {
 namespace {
@@ -27,14 +28,14 @@ constexpr std::string_view kFourteenDays = "1209600";  // SQS's longest retentio
 // lease, another redrive count) the queue is looked up and its attributes brought in line.
 std::expected<std::string, Error> ensure_queue(sqs::SqsClient& client, const std::string& name,
                                                const sqs::QueueAttributes& attributes) {
-  auto created = client.create_queue(name, attributes);
+  auto created = event::run_blocking(client.create_queue(name, attributes));
   const bool exists_with_other_attributes =
       !created && (created.error().code.find("QueueAlreadyExists") != std::string::npos ||
                    created.error().code.find("QueueNameExists") != std::string::npos);
   if (!exists_with_other_attributes) return created;
-  auto url = client.get_queue_url(name);
+  auto url = event::run_blocking(client.get_queue_url(name));
   if (!url) return url;
-  auto updated = client.set_queue_attributes(*url, attributes);
+  auto updated = event::run_blocking(client.set_queue_attributes(*url, attributes));
   if (!updated) return std::unexpected(updated.error());
   return url;
 }
@@ -59,7 +60,7 @@ int provision(AwsStack& aws, const ProvisionOptions& options) {
   auto dlq = ensure_queue(client, options.dlq_name,
                           {{"MessageRetentionPeriod", std::string(kFourteenDays)}});
   if (!dlq) return fail("queue " + options.dlq_name, dlq.error().code, dlq.error().message);
-  auto dlq_attributes = client.get_queue_attributes(*dlq, {"QueueArn"});
+  auto dlq_attributes = event::run_blocking(client.get_queue_attributes(*dlq, {"QueueArn"}));
   if (!dlq_attributes || !dlq_attributes->contains("QueueArn")) {
     return fail("QueueArn of " + options.dlq_name,
                 dlq_attributes ? "missing" : dlq_attributes.error().code, "");

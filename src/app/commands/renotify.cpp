@@ -30,7 +30,7 @@ int renotify(AwsStack& aws, const TableSettings& table, const std::string& notif
   dynamodb::DynamoDbOperatorStore operators(aws.dynamodb(), spec);
   auto token = open_token_file("NOTIFICATION_TOKEN_FILE", bank_auth.notification_token_file);
   if (!token) return report(token.error());
-  http::CurlHttpTransport transport(bank_auth.bank_tls);
+  http::CurlTransport transport(bank_auth.bank_tls);
   bank::NotificationClient notifier(transport, *endpoint, token->get());
   RandomTokens tokens;
   application::OperatorActions actions(store, operators, real_clock(), tokens, actor);

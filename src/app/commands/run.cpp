@@ -25,9 +25,12 @@
 #include "consumer/listener_container.hpp"
 #include "core/aimd_limit.hpp"
 #include "core/random.hpp"
+#include "core/task.hpp"
 #include "core/time.hpp"
 #include "core/token_bucket.hpp"
 #include "core/trace_context.hpp"
+#include "event/event_loop.hpp"
+#include "event/run_blocking.hpp"
 #include "observability/admin_server.hpp"
 
 namespace ic::app {
@@ -109,7 +112,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
                                            charge_table(settings.table, settings.retention));
   sqs::SqsQueue queue(aws.sqs(), settings.queue_url, settings.dlq_url);
-  http::CurlHttpTransport bank_transport(settings.bank_auth.bank_tls);
+  http::CurlTransport bank_transport(settings.bank_auth.bank_tls);
   bank::CoreBankingClient bank(bank_transport, *bank_endpoint, bank_token->get());
   bank::NotificationClient notifier(bank_transport, *notify_endpoint, notify_token->get());
   // Every call to a dependency is timed (ic_dependency_seconds, dependency_timing.hpp).
@@ -125,11 +128,15 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   RandomTokens tokens;
   const std::string owner = worker_identity();
 
+  // The event-driven core (docs/design.md §4): every delivery is a task on this one loop, run
+  // by this thread in container.run().
+  event::EventLoop loop;
+
   // Dependency outages (docs/design.md §3): circuits gate intake and the calls, the pacer
   // limits concurrent (and, with BANK_MAX_RPS, per-second) debits, and one waiter lets every
-  // held probe and waiting debit give up at a stop.
+  // held probe, waiting debit and waiting copy give up at a stop.
   const OutageSettings& outage = settings.outage;
-  application::ClockWaiter waiter(clock);
+  application::LoopWaiter waiter(loop, clock);
   application::DependencyCircuits circuits(outage.circuit, clock, real_random(), waiter,
                                            &telemetry.circuits);
   telemetry.circuits.attach(circuits);
@@ -148,7 +155,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   circuits.on_debit_closed([&bank_limit] { bank_limit.restart(); });
 
   application::ChargeRecoveryService service(timed_store, paced_bank, timed_notifier, clock, tokens,
-                                             telemetry.charges,
+                                             telemetry.charges, waiter,
                                              {.lease = settings.lease, .owner = owner}, &circuits);
   const application::ChargeMessageHandler handler(service);
 
@@ -161,16 +168,19 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   }
   health.start_probing();
 
+  // A coroutine: the scopes set this delivery's task locals, so its log lines (and bank calls)
+  // carry its message id and trace context while other deliveries interleave on the loop.
+  auto handle = [&handler](const consumer::Message& message,
+                           consumer::LeaseHeartbeat& heartbeat) -> Task<consumer::Disposition> {
+    const MessageScope scope(message.message_id);
+    const TraceScope trace(trace_of(message));
+    co_return co_await handler.handle(message.body, message.receive_count, heartbeat);
+  };
   consumer::ListenerContainer container(
-      timed_queue,
-      [&](const consumer::Message& message, consumer::LeaseHeartbeat& heartbeat) {
-        const MessageScope scope(message.message_id);
-        const TraceScope trace(trace_of(message));
-        return handler.handle(message.body, message.receive_count, heartbeat);
-      },
-      {.workers = static_cast<std::size_t>(settings.workers),
+      loop, timed_queue, handle,
+      {.max_in_flight = static_cast<std::size_t>(settings.workers),
        .receivers = static_cast<std::size_t>(settings.receivers),
-       // One batch per receiver waits ready, so workers do not idle through a receive; a
+       // One batch per receiver waits ready, so slots do not idle through a receive; a
        // prefetched message older than a quarter lease is handed back before its visibility
        // (one lease from the receive) could lapse ahead of the heartbeat's first extension.
        .prefetch = consumer::kMaxReceiveMessages * static_cast<std::size_t>(settings.receivers),
@@ -185,7 +195,8 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
       [&](int signal) {
         signalled = true;
         log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
-        waiter.request_stop();  // held probes and waiting debits give their messages back
+        // Held probes, waiting debits and copies give their messages back.
+        loop.post([&waiter] { waiter.request_stop(); });
         container.request_stop();
       },
       telemetry.listener);
@@ -193,7 +204,7 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   // One short attempt now, so that an SQS outage does not hold the start up; after a
   // transient failure it is read again at the first dead letter, after a permanent one DLQ
   // copies go out unchecked (SQS still refuses one too large).
-  const auto dlq_limit = queue.dlq_size_limit(aws.probe_sqs());
+  const auto dlq_limit = event::run_blocking(queue.dlq_size_limit(aws.probe_sqs()));
   if (!dlq_limit) {
     log.warn("could not read the DLQ's MaximumMessageSize",
              {{"code", dlq_limit.error().code},

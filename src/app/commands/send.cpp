@@ -17,6 +17,7 @@
 #include "app/cli_support.hpp"
 #include "consumer/message_size.hpp"
 #include "core/thread_guard.hpp"
+#include "event/run_blocking.hpp"
 
 namespace ic::app {
 namespace {
@@ -77,7 +78,8 @@ std::expected<std::vector<Line>, std::string> read_lines(const std::string& path
 // The queue's MaximumMessageSize, which bounds each message and each batch's total; SQS's
 // default when it cannot be read (then SQS itself refuses what is too large).
 std::size_t size_limit(AwsStack& aws, const std::string& queue_url) {
-  auto limit = sqs::MessageSizeLimit(aws.sqs(), queue_url).get();
+  sqs::MessageSizeLimit reader(aws.sqs(), queue_url);
+  auto limit = event::run_blocking(reader.get());
   if (limit) return *limit;
   std::cerr << fmt::format(
       "send: could not read the queue's MaximumMessageSize ({} {}); assuming {}\n",
@@ -85,10 +87,11 @@ std::size_t size_limit(AwsStack& aws, const std::string& queue_url) {
   return consumer::kDefaultMessageSize;
 }
 
-// Sends one batch of at most 10; returns how many of its messages failed.
+// Sends one batch of at most 10, blocking this sender thread; returns how many of its messages
+// failed.
 int send_batch(AwsStack& aws, const std::string& queue_url,
                const std::vector<sqs::OutgoingMessage>& batch) {
-  auto sent = aws.sqs().send_batch(queue_url, batch);
+  auto sent = event::run_blocking(aws.sqs().send_batch(queue_url, batch));
   if (!sent) {
     std::cerr << fmt::format("send: batch failed: {} {}\n", sent.error().code,
                              sent.error().message);

@@ -5,6 +5,7 @@
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "app/cli_support.hpp"
 #include "application/operations/report.hpp"
+#include "event/run_blocking.hpp"
 
 namespace ic::app {
 namespace {
@@ -18,7 +19,7 @@ struct StatusOptions {
 int status(AwsStack& aws, const StatusOptions& options) {
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
                                            charge_table(options.table, options.retention));
-  auto record = store.get(options.charge_id);
+  auto record = event::run_blocking(store.get(options.charge_id));
   if (!record) {
     std::cerr << "status: " << record.error().code << " " << record.error().message << "\n";
     return 1;

@@ -45,20 +45,16 @@ class TimedStore final : public idempotency::IdempotencyStore {
  public:
   TimedStore(idempotency::IdempotencyStore& inner, DependencyTimings& timings)
       : inner_(inner), timings_(timings) {}
-  std::expected<idempotency::ClaimResult, Error> claim(
-      const idempotency::ClaimRequest& request) override;
-  std::expected<idempotency::WriteOutcome, Error> complete(
-      std::string_view key, std::string_view token, const idempotency::Completion& completion,
-      Instant now) override;
-  std::expected<idempotency::WriteOutcome, Error> fail(std::string_view key, std::string_view token,
-                                                       const idempotency::Failure& failure,
-                                                       Instant now) override;
-  std::expected<idempotency::WriteOutcome, Error> extend(std::string_view key,
-                                                         std::string_view token,
-                                                         Instant new_lease_until) override;
-  std::expected<idempotency::WriteOutcome, Error> release(std::string_view key,
-                                                          std::string_view token) override;
-  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override;
+  Task<idempotency::ClaimReply> claim(const idempotency::ClaimRequest& request) override;
+  Task<idempotency::WriteReply> complete(std::string_view key, std::string_view token,
+                                         const idempotency::Completion& completion,
+                                         Instant now) override;
+  Task<idempotency::WriteReply> fail(std::string_view key, std::string_view token,
+                                     const idempotency::Failure& failure, Instant now) override;
+  Task<idempotency::WriteReply> extend(std::string_view key, std::string_view token,
+                                       Instant new_lease_until) override;
+  Task<idempotency::WriteReply> release(std::string_view key, std::string_view token) override;
+  Task<idempotency::ReadReply> get(std::string_view key) override;
 
  private:
   idempotency::IdempotencyStore& inner_;
@@ -69,8 +65,8 @@ class TimedDebit final : public domain::AccountDebitPort {
  public:
   TimedDebit(domain::AccountDebitPort& inner, DependencyTimings& timings)
       : inner_(inner), timings_(timings) {}
-  domain::DebitResult debit(const domain::Charge& charge,
-                            std::string_view idempotency_key) override;
+  Task<domain::DebitResult> debit(const domain::Charge& charge,
+                                  std::string_view idempotency_key) override;
 
  private:
   domain::AccountDebitPort& inner_;
@@ -81,8 +77,8 @@ class TimedNotification final : public domain::NotificationPort {
  public:
   TimedNotification(domain::NotificationPort& inner, DependencyTimings& timings)
       : inner_(inner), timings_(timings) {}
-  domain::NotificationResult notify(const domain::Charge& charge, std::string_view debit_ref,
-                                    std::string_view idempotency_key) override;
+  Task<domain::NotificationResult> notify(const domain::Charge& charge, std::string_view debit_ref,
+                                          std::string_view idempotency_key) override;
 
  private:
   domain::NotificationPort& inner_;
@@ -93,16 +89,13 @@ class TimedQueue final : public consumer::QueuePort {
  public:
   TimedQueue(consumer::QueuePort& inner, DependencyTimings& timings)
       : inner_(inner), timings_(timings) {}
-  std::expected<std::vector<consumer::Message>, Error> receive(int max_messages,
-                                                               std::chrono::seconds wait) override;
-  std::expected<std::vector<consumer::Message>, Error> receive_stoppable(
-      int max_messages, std::chrono::seconds wait, std::stop_token stop) override;
-  std::expected<consumer::BatchResult, Error> delete_batch(
-      std::span<const consumer::DeleteEntry> entries) override;
-  std::expected<consumer::BatchResult, Error> change_visibility_batch(
+  Task<Received> receive(int max_messages, std::chrono::seconds wait,
+                         std::stop_token stop) override;
+  Task<BatchReply> delete_batch(std::span<const consumer::DeleteEntry> entries) override;
+  Task<BatchReply> change_visibility_batch(
       std::span<const consumer::VisibilityEntry> entries) override;
-  std::expected<void, Error> send_to_dlq(std::string_view body,
-                                         const consumer::MessageAttributes& attributes) override;
+  Task<std::expected<void, Error>> send_to_dlq(
+      std::string_view body, const consumer::MessageAttributes& attributes) override;
 
  private:
   consumer::QueuePort& inner_;

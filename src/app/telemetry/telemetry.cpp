@@ -1,23 +1,18 @@
 #include "app/telemetry/telemetry.hpp"
 
 #include "app/build_info.hpp"
+#include "core/task_locals.hpp"
 #include "observability/process_metrics.hpp"
 
 namespace ic::app {
-namespace {
-
-thread_local std::string_view current_message_id;
-
-}  // namespace
-
 MessageScope::MessageScope(std::string_view message_id) {
-  current_message_id = message_id;
+  task_locals().message_id = message_id;
 }
 MessageScope::~MessageScope() {
-  current_message_id = {};
+  task_locals().message_id.clear();
 }
 std::string_view MessageScope::current() {
-  return current_message_id;
+  return task_locals().message_id;
 }
 
 Telemetry::Telemetry(observability::Logger& log, observability::MetricsRegistry& metrics)

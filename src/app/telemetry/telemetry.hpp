@@ -17,8 +17,8 @@
 
 namespace ic::app {
 
-// Names the message being handled on this thread, so every log line of its handling carries
-// the messageId without threading it through the domain.
+// Names the message the current task handles (core/task_locals.hpp), so every log line of its
+// handling carries the messageId without threading it through the domain.
 class MessageScope {
  public:
   explicit MessageScope(std::string_view message_id);

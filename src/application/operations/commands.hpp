@@ -1,7 +1,9 @@
 // The operator commands' rules (docs/design.md §5 "Command line"): list the charges that need
 // a person, renotify and reopen them (audited, fenced writes), and redrive dead-lettered
-// messages. Each returns the process exit code and reports through the Console; the command
-// line and the adapters behind the ports are the composition root's (src/app).
+// messages. Each returns the process exit code and reports through the Console; it blocks its
+// thread, running the asynchronous ports it uses (the notifier, the quarantine) to completion
+// with event::run_blocking. The command line and the adapters behind the ports are the
+// composition root's (src/app).
 //
 //   StdConsole console;
 //   return application::list(operators, real_clock(), console, {.status = "FAILED"});

@@ -6,6 +6,7 @@
 
 #include "application/payload_hash.hpp"
 #include "domain/charge_status.hpp"
+#include "event/run_blocking.hpp"
 
 namespace ic::application {
 namespace {
@@ -40,7 +41,7 @@ std::expected<domain::Charge, std::string> kept_charge(const idempotency::ClaimR
 }  // namespace
 
 std::string OperatorActions::raced(std::string_view key, const idempotency::ClaimRecord& read) {
-  auto now = store_.get(key);
+  auto now = event::run_blocking(store_.get(key));
   const std::string current =
       !now ? "unknown (" + now.error().code + ")" : (*now ? describe(**now) : "gone");
   return fmt::format("refused: {} changed after it was read (read {}, now {}); nothing written",
@@ -48,7 +49,7 @@ std::string OperatorActions::raced(std::string_view key, const idempotency::Clai
 }
 
 OperatorOutcome OperatorActions::reopen(std::string_view key, std::string_view reason) {
-  auto read = store_.get(key);
+  auto read = event::run_blocking(store_.get(key));
   if (!read) return store_error("read", read.error());
   if (!*read) return {.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)};
   const idempotency::ClaimRecord& record = **read;
@@ -68,7 +69,7 @@ OperatorOutcome OperatorActions::reopen(std::string_view key, std::string_view r
                                     .audit = audit});
   if (!written && written.error().ambiguous) {
     // The write may have landed: our fresh token on the record says it did.
-    auto after = store_.get(key);
+    auto after = event::run_blocking(store_.get(key));
     if (after && *after && (*after)->claim_token == token)
       written = idempotency::OperatorWrite::Written;
   }
@@ -85,7 +86,7 @@ OperatorOutcome OperatorActions::reopen(std::string_view key, std::string_view r
 
 OperatorOutcome OperatorActions::renotify(std::string_view key,
                                           domain::NotificationPort& notifier) {
-  auto read = store_.get(key);
+  auto read = event::run_blocking(store_.get(key));
   if (!read) return store_error("read", read.error());
   if (!*read) return {.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)};
   const idempotency::ClaimRecord& record = **read;
@@ -98,8 +99,8 @@ OperatorOutcome OperatorActions::renotify(std::string_view key,
   if (!charge) {
     return {.kind = Kind::Refused, .detail = fmt::format("refused: {}: {}", key, charge.error())};
   }
-  const domain::NotificationResult sent =
-      notifier.notify(*charge, record.result_ref, charge->id.value() + ":notify");
+  const domain::NotificationResult sent = event::run_blocking(
+      notifier.notify(*charge, record.result_ref, charge->id.value() + ":notify"));
   const auto* failed = std::get_if<domain::NotificationFailed>(&sent);
   idempotency::AuditEntry audit{.at = clock_.now(), .actor = actor_, .action = "renotify"};
   audit.reason = failed ? "notification failed again: " + failed->detail : "notification sent";

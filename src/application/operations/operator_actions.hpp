@@ -34,7 +34,9 @@ struct OperatorOutcome {
   std::optional<domain::Charge> charge;  // reopen: the charge the record kept, if it kept one
 };
 
-// Thread-safety: as the ports it borrows (all of which must outlive it); holds no state.
+// Thread-safety: as the ports it borrows (all of which must outlive it); holds no state. Blocks:
+// the store's reads and the notification run to completion on the calling thread
+// (event/run_blocking.hpp), so it is for the operator's commands, never for code in a task.
 class OperatorActions {
  public:
   OperatorActions(idempotency::IdempotencyStore& store, idempotency::OperatorStore& operators,

@@ -14,6 +14,7 @@
 #include "application/operations/commands.hpp"
 #include "application/operations/redrive_ledger.hpp"
 #include "core/sha256.hpp"
+#include "event/run_blocking.hpp"
 
 namespace ic::application {
 namespace {
@@ -53,7 +54,7 @@ void list_entry(Console& console, std::string_view event, const consumer::Messag
 std::expected<std::string, Error> durable_reason_of(consumer::QuarantinePort* quarantine,
                                                     const consumer::Message& message) {
   if (quarantine == nullptr || failure_reason_of(message) != kNoReason) return std::string{};
-  auto record = quarantine->find(sha256_hex(message.body));
+  auto record = event::run_blocking(quarantine->find(sha256_hex(message.body)));
   if (!record) return std::unexpected(record.error());
   return *record ? (*record)->failure_reason : std::string{};
 }

@@ -44,23 +44,32 @@ Digest hmac(std::string_view key, std::string_view data) {
 }
 
 // The key changes once a day per secret, region and service; deriving it is four of the five
-// HMACs of a signature, so each thread keeps the last one. Only this thread can read it.
+// HMACs of a signature, so each thread keeps the last few: the consumer's loop signs for SQS and
+// DynamoDB in turn, and one entry made every switch of service derive its key again. Only this
+// thread can read them.
 Digest signing_key(std::string_view secret, std::string_view date, std::string_view region,
                    std::string_view service) {
   struct Cached {
     std::string secret, date, region, service;
     Digest key{};
   };
-  thread_local Cached cached;
-  if (cached.secret != secret || cached.date != date || cached.region != region ||
-      cached.service != service) {
-    const auto k_date = hmac(fmt::format("AWS4{}", secret), date);
-    const auto k_region = hmac(view(k_date), region);
-    const auto k_service = hmac(view(k_region), service);
-    cached = {std::string(secret), std::string(date), std::string(region), std::string(service),
-              hmac(view(k_service), "aws4_request")};
+  constexpr std::size_t kKept = 4;  // services a process signs for: SQS, DynamoDB, STS
+  thread_local std::array<Cached, kKept> cache;
+  thread_local std::size_t next = 0;
+  for (const Cached& entry : cache) {
+    if (entry.secret == secret && entry.date == date && entry.region == region &&
+        entry.service == service) {
+      return entry.key;
+    }
   }
-  return cached.key;
+  const auto k_date = hmac(fmt::format("AWS4{}", secret), date);
+  const auto k_region = hmac(view(k_date), region);
+  const auto k_service = hmac(view(k_region), service);
+  Cached& slot = cache[next];
+  next = (next + 1) % kKept;
+  slot = {std::string(secret), std::string(date), std::string(region), std::string(service),
+          hmac(view(k_service), "aws4_request")};
+  return slot.key;
 }
 
 // "20150830T123600Z"

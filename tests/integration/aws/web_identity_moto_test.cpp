@@ -7,6 +7,7 @@
 #include "aws/credentials/credentials_web_identity.hpp"
 #include "aws/json_client.hpp"
 #include "aws/protocol/retry_policy.hpp"
+#include "event/run_blocking.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/moto_fixture.hpp"
@@ -39,7 +40,8 @@ class WebIdentityMotoTest : public ::testing::Test {
   testing::MotoServer& moto = testing::shared_moto();
   ScratchDir dir;
   FakeEnv env;
-  http::CurlHttpTransport transport;
+  http::CurlTransport curl;
+  http::BlockingTransport transport{curl};  // the credential providers' fetches
 };
 
 TEST_F(WebIdentityMotoTest, ExchangesTheTokenForExpiringRoleCredentials) {
@@ -67,8 +69,8 @@ TEST_F(WebIdentityMotoTest, DefaultChainSignsADynamoDbCallWithTheRoleCredentials
                        .endpoint = moto.endpoint(),
                        .region = "us-east-1",
                        .timeouts = {.connect = 2s, .total = 10s}},
-                      transport, *chain, retry);
-  const auto reply = dynamodb.call("ListTables", nlohmann::json::object());
+                      curl, *chain, retry);
+  const auto reply = event::run_blocking(dynamodb.call("ListTables", nlohmann::json::object()));
   ASSERT_TRUE(reply.has_value()) << reply.error().message;
   EXPECT_TRUE(reply->contains("TableNames"));
   EXPECT_EQ(chain->active_provider(), "web-identity");

@@ -4,10 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
 #include <stdexcept>
 
 #include "adapters/bank/core_banking_client.hpp"
 #include "adapters/bank/notification_client.hpp"
+#include "event/event_loop.hpp"
+#include "event/run_blocking.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/fake_bank_process.hpp"
 #include "testing/fakes.hpp"
@@ -49,16 +52,29 @@ class FakeBankSystemTest : public ::testing::Test {
     return "debited";
   }
 
-  http::CurlHttpTransport transport_;
+  // The debit on a loop made for it, which has no connection yet (a loop keeps its own).
+  static domain::DebitResult on_a_fresh_loop(CoreBankingClient& bank, const domain::Charge& charge,
+                                             const std::string& key) {
+    event::EventLoop loop;
+    std::optional<domain::DebitResult> result;
+    auto attempt = [&]() -> Task<void> { result = co_await bank.debit(charge, key); };
+    loop.post([&] { spawn(attempt()); });
+    loop.run_until([&] { return result.has_value(); });
+    return *std::move(result);
+  }
+
+  http::CurlTransport transport_;
 };
 
 TEST_F(FakeBankSystemTest, FirstDebitIsCreatedAndARetryReplaysTheSameDebit) {
   CoreBankingClient bank(transport_, endpoint());
   const auto charge = make_charge("CHG-SYS-1");
-  const domain::Debited first = expect_debited(bank.debit(charge, "CHG-SYS-1"));
+  const domain::Debited first =
+      expect_debited(event::run_blocking(bank.debit(charge, "CHG-SYS-1")));
   EXPECT_FALSE(first.replayed);
   EXPECT_THAT(first.debit_ref, ::testing::StartsWith("DBT-"));
-  const domain::Debited replay = expect_debited(bank.debit(charge, "CHG-SYS-1"));
+  const domain::Debited replay =
+      expect_debited(event::run_blocking(bank.debit(charge, "CHG-SYS-1")));
   EXPECT_TRUE(replay.replayed);
   EXPECT_EQ(replay.debit_ref, first.debit_ref);
 
@@ -78,10 +94,12 @@ TEST_F(FakeBankSystemTest, AFailingAccountPrefixIsAFinalRejectionWithTheBanksCod
   ASSERT_TRUE(shared_fake_bank().set_faults(
       R"({"permanentFailures":{"ACC-9":"INSUFFICIENT_FUNDS","ACC-8":"ACCOUNT_CLOSED"}})"));
   CoreBankingClient bank(transport_, endpoint());
-  const auto poor = bank.debit(make_charge("CHG-SYS-2", 2500, "ACC-9000000001"), "CHG-SYS-2");
+  const auto poor = event::run_blocking(
+      bank.debit(make_charge("CHG-SYS-2", 2500, "ACC-9000000001"), "CHG-SYS-2"));
   ASSERT_TRUE(std::holds_alternative<domain::DebitRejected>(poor)) << describe(poor);
   EXPECT_EQ(std::get<domain::DebitRejected>(poor).code, "INSUFFICIENT_FUNDS");
-  const auto closed = bank.debit(make_charge("CHG-SYS-3", 2500, "ACC-8000000001"), "CHG-SYS-3");
+  const auto closed = event::run_blocking(
+      bank.debit(make_charge("CHG-SYS-3", 2500, "ACC-8000000001"), "CHG-SYS-3"));
   ASSERT_TRUE(std::holds_alternative<domain::DebitRejected>(closed)) << describe(closed);
   EXPECT_EQ(std::get<domain::DebitRejected>(closed).code, "ACCOUNT_CLOSED");
   EXPECT_TRUE((*shared_fake_bank().ledger())["debits"].empty());
@@ -89,8 +107,9 @@ TEST_F(FakeBankSystemTest, AFailingAccountPrefixIsAFinalRejectionWithTheBanksCod
 
 TEST_F(FakeBankSystemTest, TheSameKeyWithAnotherAmountIsAConflict) {
   CoreBankingClient bank(transport_, endpoint());
-  expect_debited(bank.debit(make_charge("CHG-SYS-4", 2500), "CHG-SYS-4"));
-  const auto conflict = bank.debit(make_charge("CHG-SYS-4", 9900), "CHG-SYS-4");
+  expect_debited(event::run_blocking(bank.debit(make_charge("CHG-SYS-4", 2500), "CHG-SYS-4")));
+  const auto conflict =
+      event::run_blocking(bank.debit(make_charge("CHG-SYS-4", 9900), "CHG-SYS-4"));
   ASSERT_TRUE(std::holds_alternative<domain::DebitRejected>(conflict)) << describe(conflict);
   EXPECT_EQ(std::get<domain::DebitRejected>(conflict).code, "IDEMPOTENCY_KEY_CONFLICT");
 }
@@ -98,14 +117,14 @@ TEST_F(FakeBankSystemTest, TheSameKeyWithAnotherAmountIsAConflict) {
 TEST_F(FakeBankSystemTest, InjectedServerErrorsAreTransient) {
   ASSERT_TRUE(shared_fake_bank().set_faults(R"({"transientErrorRate":1.0})"));
   CoreBankingClient bank(transport_, endpoint());
-  const auto result = bank.debit(make_charge("CHG-SYS-5"), "CHG-SYS-5");
+  const auto result = event::run_blocking(bank.debit(make_charge("CHG-SYS-5"), "CHG-SYS-5"));
   ASSERT_TRUE(std::holds_alternative<domain::DebitUnavailable>(result)) << describe(result);
   EXPECT_THAT(describe(result), HasSubstr("HTTP 503 TRANSIENT_FAILURE"));
 }
 
 TEST_F(FakeBankSystemTest, AKeyThatIsNotTheChargeIdIsAClientErrorNeverAFinalFailure) {
   CoreBankingClient bank(transport_, endpoint());
-  const auto result = bank.debit(make_charge("CHG-SYS-6"), "some-other-key");
+  const auto result = event::run_blocking(bank.debit(make_charge("CHG-SYS-6"), "some-other-key"));
   ASSERT_TRUE(std::holds_alternative<domain::DebitMisconfigured>(result)) << describe(result);
   EXPECT_THAT(describe(result), HasSubstr("HTTP 400 MALFORMED_REQUEST"));
 }
@@ -122,15 +141,15 @@ TEST_F(FakeBankSystemTest, ADebitCommittedBehindATimeoutIsReturnedByTheRetry) {
     const auto charge = make_charge(id);
     // A fresh connection: on a reused one curl itself re-sends a request whose connection
     // died before any answer, and the bank's replay would hide the lost reply from this test.
-    http::CurlHttpTransport fresh;
-    CoreBankingClient impatient(fresh, endpoint(kImpatient));
-    const auto lost = impatient.debit(charge, id);
+    // Connections belong to a loop, so the attempt gets a loop of its own.
+    CoreBankingClient impatient(transport_, endpoint(kImpatient));
+    const auto lost = on_a_fresh_loop(impatient, charge, id);
     ASSERT_TRUE(std::holds_alternative<domain::DebitUnavailable>(lost))
         << mode << ": " << describe(lost);
     EXPECT_THAT(describe(lost), HasSubstr("outcome unknown")) << mode;
 
     CoreBankingClient bank(transport_, endpoint());
-    const domain::Debited retry = expect_debited(bank.debit(charge, id));
+    const domain::Debited retry = expect_debited(event::run_blocking(bank.debit(charge, id)));
     EXPECT_TRUE(retry.replayed) << mode;
     const auto ledger = shared_fake_bank().ledger();
     ASSERT_TRUE(ledger);
@@ -143,7 +162,7 @@ TEST_F(FakeBankSystemTest, NotificationIsSentOnceUnderItsKey) {
   NotificationClient notifier(transport_, endpoint());
   const auto charge = make_charge("CHG-SYS-7");
   ASSERT_TRUE(std::holds_alternative<domain::NotificationSent>(
-      notifier.notify(charge, "DBT-0000000042", "CHG-SYS-7:notify")));
+      event::run_blocking(notifier.notify(charge, "DBT-0000000042", "CHG-SYS-7:notify"))));
   const auto ledger = shared_fake_bank().ledger();
   ASSERT_TRUE(ledger);
   ASSERT_EQ((*ledger)["notifications"].size(), 1u);
@@ -154,7 +173,8 @@ TEST_F(FakeBankSystemTest, NotificationIsSentOnceUnderItsKey) {
 TEST_F(FakeBankSystemTest, InjectedNotificationFailureIsReported) {
   ASSERT_TRUE(shared_fake_bank().set_faults(R"({"notificationFailureRate":1.0})"));
   NotificationClient notifier(transport_, endpoint());
-  const auto result = notifier.notify(make_charge("CHG-SYS-8"), "DBT-1", "CHG-SYS-8:notify");
+  const auto result =
+      event::run_blocking(notifier.notify(make_charge("CHG-SYS-8"), "DBT-1", "CHG-SYS-8:notify"));
   const auto* failed = std::get_if<domain::NotificationFailed>(&result);
   ASSERT_NE(failed, nullptr);
   EXPECT_THAT(failed->detail, HasSubstr("HTTP 503 NOTIFICATION_UNAVAILABLE"));

@@ -1,6 +1,7 @@
 // 50 threads claim one key over real HTTP against moto (DynamoDB requests serialised, as
-// DynamoDB is atomic per item): exactly one wins. The same harness, run against a store whose
-// claim reads and then writes, must catch several winners; otherwise the test proves nothing.
+// DynamoDB is atomic per item), each on its own loop (event::run_blocking): exactly one wins. The
+// same harness, run against a store whose claim reads and then writes, must catch several winners;
+// otherwise the test proves nothing.
 #include <gtest/gtest.h>
 
 #include <barrier>
@@ -9,6 +10,7 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
+#include "event/run_blocking.hpp"
 #include "idempotency/forwarding_store.hpp"
 #include "testing/backend_fixture.hpp"
 #include "testing/clocks.hpp"
@@ -44,12 +46,12 @@ RaceResult race_for_one_key(idempotency::IdempotencyStore& store) {
   for (int i = 0; i < kThreads; ++i) {
     threads.emplace_back([&, i] {
       start.arrive_and_wait();
-      auto claimed = store.claim({.key = "CHG-RACE",
-                                  .payload_hash = "h",
-                                  .token = "token-" + std::to_string(i),
-                                  .owner = "t",
-                                  .now = t0,
-                                  .lease = 60s});
+      auto claimed = event::run_blocking(store.claim({.key = "CHG-RACE",
+                                                      .payload_hash = "h",
+                                                      .token = "token-" + std::to_string(i),
+                                                      .owner = "t",
+                                                      .now = t0,
+                                                      .lease = 60s}));
       std::lock_guard lock(mutex);
       if (claimed) {
         ++result.outcomes[claimed->outcome];
@@ -63,8 +65,8 @@ RaceResult race_for_one_key(idempotency::IdempotencyStore& store) {
 }
 
 // The broken protocol of the negative control: read, decide, then write unconditionally.
-// `between` runs after the read; the test makes every thread read before any writes. Every
-// other call goes to the real store.
+// `between` runs after the read; the test makes every thread read before any writes (blocking
+// each racer's own loop, which serves nobody else). Every other call goes to the real store.
 class ReadThenWriteStore final : public idempotency::ForwardingStore {
  public:
   ReadThenWriteStore(aws::JsonClient& client, std::function<void()> between)
@@ -73,27 +75,27 @@ class ReadThenWriteStore final : public idempotency::ForwardingStore {
         real_(client, {.name = kTable}),
         between_(std::move(between)) {}
 
-  std::expected<idempotency::ClaimResult, Error> claim(
-      const idempotency::ClaimRequest& request) override {
-    auto existing = real_.get(request.key);
+  Task<idempotency::ClaimReply> claim(const idempotency::ClaimRequest& request) override {
+    auto existing = co_await real_.get(request.key);
     between_();  // before any early return: every racer must reach the barrier
-    if (!existing) return std::unexpected(existing.error());
+    if (!existing) co_return std::unexpected(existing.error());
     if (*existing && !idempotency::claim_allowed(**existing, request)) {
-      return idempotency::ClaimResult{
+      co_return idempotency::ClaimResult{
           idempotency::classify_refusal(**existing, request.payload_hash), **existing};
     }
     const auto lease = (request.now + request.lease).time_since_epoch().count();
-    auto put = client_.call("PutItem", {{"TableName", kTable},
-                                        {"Item",
-                                         {{"pk", {{"S", request.key}}},
-                                          {"state", {{"S", "IN_PROGRESS"}}},
-                                          {"leaseUntil", {{"N", std::to_string(lease)}}},
-                                          {"claimToken", {{"S", request.token}}},
-                                          {"payloadHash", {{"S", request.payload_hash}}}}}});
-    if (!put) return std::unexpected(put.error());
-    auto written = real_.get(request.key);
-    if (!written || !*written) return std::unexpected(Error{.code = "Vanished"});
-    return idempotency::ClaimResult{ClaimOutcome::Acquired, **written};
+    const nlohmann::json item = {{"TableName", kTable},
+                                 {"Item",
+                                  {{"pk", {{"S", request.key}}},
+                                   {"state", {{"S", "IN_PROGRESS"}}},
+                                   {"leaseUntil", {{"N", std::to_string(lease)}}},
+                                   {"claimToken", {{"S", request.token}}},
+                                   {"payloadHash", {{"S", request.payload_hash}}}}}};
+    auto put = co_await client_.call("PutItem", item);
+    if (!put) co_return std::unexpected(put.error());
+    auto written = co_await real_.get(request.key);
+    if (!written || !*written) co_return std::unexpected(Error{.code = "Vanished"});
+    co_return idempotency::ClaimResult{ClaimOutcome::Acquired, **written};
   }
 
  private:
@@ -117,7 +119,7 @@ TEST_F(DynamoDbConcurrency, FiftyThreadsOneKeyExactlyOneAcquires) {
   EXPECT_EQ(result.errors, 0);
   EXPECT_EQ(result.count(ClaimOutcome::Acquired), 1);
   EXPECT_EQ(result.count(ClaimOutcome::DuplicateInProgress), kThreads - 1);
-  EXPECT_EQ((*store.get("CHG-RACE"))->fence, 1);
+  EXPECT_EQ((*event::run_blocking(store.get("CHG-RACE")))->fence, 1);
 }
 
 TEST_F(DynamoDbConcurrency, NegativeControlReadThenWriteLetsSeveralWin) {

@@ -8,6 +8,7 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/clocks.hpp"
 #include "testing/moto_fixture.hpp"
 
@@ -38,14 +39,14 @@ class OperatorStoreTest : public ::testing::Test {
   // Claims `key` and records it final as `status` (FAILED for FAILED_PERMANENT).
   void finish(const std::string& key, const std::string& status, Instant at) {
     const std::string token = "tok-" + key;
-    auto claimed = store_.claim(
-        {.key = key, .payload_hash = "h", .token = token, .owner = "w", .now = at, .lease = 10s});
+    auto claimed = event::run_blocking(store_.claim(
+        {.key = key, .payload_hash = "h", .token = token, .owner = "w", .now = at, .lease = 10s}));
     ASSERT_TRUE(claimed && claimed->outcome == idempotency::ClaimOutcome::Acquired);
-    auto written =
+    auto written = event::run_blocking(
         status == "FAILED_PERMANENT"
             ? store_.fail(key, token, {.status = status, .reason = "NSF", .payload = kPayload}, at)
             : store_.complete(key, token,
-                              {.status = status, .result_ref = "DBT", .payload = kPayload}, at);
+                              {.status = status, .result_ref = "DBT", .payload = kPayload}, at));
     ASSERT_TRUE(written && *written == idempotency::WriteOutcome::Written);
   }
 
@@ -64,7 +65,7 @@ class OperatorStoreTest : public ::testing::Test {
   }
 
   idempotency::ClaimRecord read(const std::string& key) {
-    auto r = store_.get(key);
+    auto r = event::run_blocking(store_.get(key));
     EXPECT_TRUE(r && *r);
     return r && *r ? **r : idempotency::ClaimRecord{};
   }
@@ -117,12 +118,12 @@ TEST_F(OperatorStoreTest, ReopenIsFencedOnTheRecordReadAndLeavesTheIndex) {
   EXPECT_TRUE(attention("FAILED").empty());
 
   // The next delivery with the same payload claims it under the unchanged claim condition.
-  auto claimed = store_.claim({.key = "CHG-1",
-                               .payload_hash = "h",
-                               .token = "w2",
-                               .owner = "w",
-                               .now = t0 + 2h,
-                               .lease = 10s});
+  auto claimed = event::run_blocking(store_.claim({.key = "CHG-1",
+                                                   .payload_hash = "h",
+                                                   .token = "w2",
+                                                   .owner = "w",
+                                                   .now = t0 + 2h,
+                                                   .lease = 10s}));
   ASSERT_TRUE(claimed);
   EXPECT_EQ(claimed->outcome, idempotency::ClaimOutcome::Acquired);
   EXPECT_EQ(claimed->record.audit, std::vector{audit_}) << "the audit list stays on the record";
@@ -178,8 +179,8 @@ TEST_F(OperatorStoreTest, AmendMovesAFailedNotificationToDebitedOnce) {
 TEST_F(OperatorStoreTest, TheStaleScanFindsOnlyExpiredClaimsInProgress) {
   finish("CHG-DONE", "DEBITED", t0);
   for (auto [key, at] : {std::pair{"CHG-OLD", t0}, std::pair{"CHG-NEW", t0 + 1h}}) {
-    auto claimed = store_.claim(
-        {.key = key, .payload_hash = "h", .token = "t", .owner = "w", .now = at, .lease = 10s});
+    auto claimed = event::run_blocking(store_.claim(
+        {.key = key, .payload_hash = "h", .token = "t", .owner = "w", .now = at, .lease = 10s}));
     ASSERT_TRUE(claimed && claimed->outcome == idempotency::ClaimOutcome::Acquired);
   }
   std::vector<std::string> keys;

@@ -8,6 +8,7 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/moto_fixture.hpp"
 
 namespace ic::dynamodb {
@@ -67,7 +68,7 @@ class SigningAgainstMoto : public ::testing::Test {
   static MotoServer* moto_;
   static std::string key_id_;
   static std::string secret_;
-  http::CurlHttpTransport curl_;
+  http::CurlTransport curl_;
   aws::RetryPolicy retry_{{.transient_base = 5ms, .throttling_base = 5ms}};
 };
 
@@ -82,12 +83,12 @@ TEST_F(SigningAgainstMoto, CorrectlySignedRequestsAreAccepted) {
   auto provisioned = provision_table(dynamodb, kTable, {});
   ASSERT_TRUE(provisioned) << provisioned.error().code << ": " << provisioned.error().message;
   DynamoDbIdempotencyStore store(dynamodb, {.name = kTable});
-  const auto claimed = store.claim({.key = "CHG-SIGNED",
-                                    .payload_hash = "h",
-                                    .token = "t",
-                                    .owner = "o",
-                                    .now = Instant{Millis{1000}},
-                                    .lease = 10s});
+  const auto claimed = event::run_blocking(store.claim({.key = "CHG-SIGNED",
+                                                        .payload_hash = "h",
+                                                        .token = "t",
+                                                        .owner = "o",
+                                                        .now = Instant{Millis{1000}},
+                                                        .lease = 10s}));
   ASSERT_TRUE(claimed) << claimed.error().code << ": " << claimed.error().message;
   EXPECT_EQ(claimed->outcome, idempotency::ClaimOutcome::Acquired);
 }
@@ -96,7 +97,7 @@ TEST_F(SigningAgainstMoto, WrongSecretIsAPermanentSignatureError) {
   StaticCredentials credentials(key_id_, secret_ + "-wrong");
   CountingObserver observer;
   auto dynamodb = client(credentials, observer);
-  const auto reply = dynamodb.call("ListTables", nlohmann::json::object());
+  const auto reply = event::run_blocking(dynamodb.call("ListTables", nlohmann::json::object()));
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "SignatureDoesNotMatch") << reply.error().response_body;
   EXPECT_EQ(reply.error().http_status, 403);

@@ -9,6 +9,7 @@
 #include <functional>
 
 #include "adapters/dynamodb/table_provisioner.hpp"
+#include "event/run_blocking.hpp"
 #include "http/forwarding_transport.hpp"
 #include "testing/backend_fixture.hpp"
 #include "testing/clocks.hpp"
@@ -20,6 +21,7 @@ namespace ic::dynamodb {
 namespace {
 
 using namespace std::chrono_literals;
+using event::run_blocking;
 using idempotency::ClaimOutcome;
 using idempotency::WriteOutcome;
 using testing::DynamoDbWiring;
@@ -28,7 +30,7 @@ using testing::shared_backend;
 
 // An empty moto with a provisioned table, and a store over it, owned together.
 struct MotoStore {
-  explicit MotoStore(http::HttpTransport* transport = nullptr,
+  explicit MotoStore(http::AsyncHttpTransport* transport = nullptr,
                      std::chrono::seconds retention = testing::kContractRetention)
       : wiring(reset_moto(), "AKIDTEST", "secret", transport),
         store(wiring.client, {.name = kTable, .retention = retention}) {
@@ -72,13 +74,14 @@ class RewritingTransport final : public http::ForwardingTransport {
   explicit RewritingTransport(Rewrite rewrite)
       : ForwardingTransport(curl_),  // only bound here: curl_ is first used after construction
         rewrite_(std::move(rewrite)) {}
-  std::expected<http::HttpResponse, http::TransportError> send(
-      const http::HttpRequest& request, const http::HttpTimeouts& timeouts) override {
-    return rewrite_(request, ForwardingTransport::send(request, timeouts));
+  Task<http::HttpResult> send(const http::HttpRequest& request,
+                              const http::HttpTimeouts& timeouts) override {
+    auto reply = co_await ForwardingTransport::send(request, timeouts);
+    co_return rewrite_(request, std::move(reply));
   }
 
  private:
-  http::CurlHttpTransport curl_;
+  http::CurlTransport curl_;
   Rewrite rewrite_;
 };
 
@@ -97,14 +100,14 @@ TEST(DynamoDbProvisioning, IsSafeToRunTwice) {
   EXPECT_FALSE(second->created);
   EXPECT_EQ(second->ttl_enabled, ttl_supported);
 
-  auto ttl = wiring.client.call("DescribeTimeToLive", {{"TableName", "provisioned"}});
+  auto ttl = run_blocking(wiring.client.call("DescribeTimeToLive", {{"TableName", "provisioned"}}));
   ASSERT_TRUE(ttl);
   if (ttl_supported) {
     EXPECT_EQ((*ttl)["TimeToLiveDescription"]["AttributeName"], "expiresAt");
   } else {
     EXPECT_EQ((*ttl)["TimeToLiveDescription"]["TimeToLiveStatus"], "DISABLED");
   }
-  auto table = wiring.client.call("DescribeTable", {{"TableName", "provisioned"}});
+  auto table = run_blocking(wiring.client.call("DescribeTable", {{"TableName", "provisioned"}}));
   ASSERT_TRUE(table);
   EXPECT_EQ((*table)["Table"]["KeySchema"],
             nlohmann::json::parse(R"([{"AttributeName":"pk","KeyType":"HASH"}])"));
@@ -113,9 +116,9 @@ TEST(DynamoDbProvisioning, IsSafeToRunTwice) {
 
 TEST(DynamoDbStore, ConditionalCheckFailureCarriesTheOldItem) {
   MotoStore moto;
-  ASSERT_TRUE(moto.store.claim(request("A", t0)));
-  auto refused = moto.wiring.client.call_with_body(
-      "UpdateItem", encode_claim({.name = kTable}, request("B", t0 + 1s)));
+  ASSERT_TRUE(run_blocking(moto.store.claim(request("A", t0))));
+  auto refused = run_blocking(moto.wiring.client.call_with_body(
+      "UpdateItem", encode_claim({.name = kTable}, request("B", t0 + 1s))));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "ConditionalCheckFailedException");
   EXPECT_EQ(refused.error().error_class, ErrorClass::Permanent);
@@ -146,14 +149,19 @@ TEST(DynamoDbStore, DecidesRefusalsByGetItemWhenTheOldItemIsMissing) {
   MotoStore moto(&strip_old_item);
   auto& store = moto.store;
 
-  ASSERT_EQ(store.claim(request("A", t0))->outcome, ClaimOutcome::Acquired);
-  EXPECT_EQ(store.claim(request("B", t0 + 1s))->outcome, ClaimOutcome::DuplicateInProgress);
-  EXPECT_EQ(store.claim(request("B", t0 + 1s, "hash-b"))->outcome, ClaimOutcome::PayloadMismatch);
-  EXPECT_EQ(store.release("CHG-1", "B"), WriteOutcome::Fenced);
-  EXPECT_EQ(store.complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 2s), WriteOutcome::Written);
-  EXPECT_EQ(store.complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 3s), WriteOutcome::Written);
-  EXPECT_EQ(store.fail("CHG-1", "A", {"FAILED_PERMANENT", "X"}, t0 + 3s), WriteOutcome::Fenced);
-  const auto done = store.claim(request("C", t0 + 1h));
+  ASSERT_EQ(run_blocking(store.claim(request("A", t0)))->outcome, ClaimOutcome::Acquired);
+  EXPECT_EQ(run_blocking(store.claim(request("B", t0 + 1s)))->outcome,
+            ClaimOutcome::DuplicateInProgress);
+  EXPECT_EQ(run_blocking(store.claim(request("B", t0 + 1s, "hash-b")))->outcome,
+            ClaimOutcome::PayloadMismatch);
+  EXPECT_EQ(run_blocking(store.release("CHG-1", "B")), WriteOutcome::Fenced);
+  EXPECT_EQ(run_blocking(store.complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 2s)),
+            WriteOutcome::Written);
+  EXPECT_EQ(run_blocking(store.complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 3s)),
+            WriteOutcome::Written);
+  EXPECT_EQ(run_blocking(store.fail("CHG-1", "A", {"FAILED_PERMANENT", "X"}, t0 + 3s)),
+            WriteOutcome::Fenced);
+  const auto done = run_blocking(store.claim(request("C", t0 + 1h)));
   ASSERT_TRUE(done);
   EXPECT_EQ(done->outcome, ClaimOutcome::DuplicateDone);
   EXPECT_EQ(done->record.result_ref, "DBT-1");
@@ -174,7 +182,7 @@ TEST(DynamoDbStore, LostClaimResponsesDoNotMakeTheClaimADuplicateOfItself) {
     return reply;
   });
   MotoStore moto(&lose_answers);
-  const auto claimed = moto.store.claim(request("A", t0));
+  const auto claimed = run_blocking(moto.store.claim(request("A", t0)));
   ASSERT_TRUE(claimed) << claimed.error().message;
   EXPECT_EQ(claimed->outcome, ClaimOutcome::Acquired);
   EXPECT_EQ(claimed->record.claim_token, "A");
@@ -191,7 +199,7 @@ TEST(DynamoDbStore, AClaimWhoseAnswersAreAllLostIsAnAmbiguousError) {
     return reply;
   });
   MotoStore moto(&lose_answers);
-  const auto claimed = moto.store.claim(request("A", t0));
+  const auto claimed = run_blocking(moto.store.claim(request("A", t0)));
   ASSERT_FALSE(claimed);
   EXPECT_EQ(claimed.error().error_class, ErrorClass::Retryable);
   EXPECT_EQ(claimed.error().code, "TimeoutAfterSend");
@@ -210,17 +218,17 @@ TEST(DynamoDbStore, LostCompletionResponseIsStillWritten) {
     return reply;
   });
   MotoStore moto(&lose_answer);
-  ASSERT_EQ(moto.store.claim(request("A", t0))->outcome, ClaimOutcome::Acquired);
+  ASSERT_EQ(run_blocking(moto.store.claim(request("A", t0)))->outcome, ClaimOutcome::Acquired);
   drop_next_update = true;
-  EXPECT_EQ(moto.store.complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 1s),
+  EXPECT_EQ(run_blocking(moto.store.complete("CHG-1", "A", {"DEBITED", "DBT-1"}, t0 + 1s)),
             WriteOutcome::Written);
-  EXPECT_EQ((*moto.store.get("CHG-1"))->state, idempotency::ClaimState::Done);
+  EXPECT_EQ((*run_blocking(moto.store.get("CHG-1")))->state, idempotency::ClaimState::Done);
 }
 
 TEST(DynamoDbStore, MissingTableIsAPermanentError) {
   DynamoDbWiring wiring(MotoStore::reset_moto());
   DynamoDbIdempotencyStore store(wiring.client, {.name = "no-such-table"});
-  const auto claimed = store.claim(request("A", t0));
+  const auto claimed = run_blocking(store.claim(request("A", t0)));
   ASSERT_FALSE(claimed);
   EXPECT_EQ(claimed.error().error_class, ErrorClass::Permanent);
   EXPECT_EQ(claimed.error().code, "ResourceNotFoundException");
@@ -229,7 +237,7 @@ TEST(DynamoDbStore, MissingTableIsAPermanentError) {
 TEST(DynamoDbStore, UnreachableEndpointIsRetryable) {
   DynamoDbWiring wiring("http://127.0.0.1:1");
   DynamoDbIdempotencyStore store(wiring.client, {.name = kTable});
-  const auto record = store.get("CHG-1");
+  const auto record = run_blocking(store.get("CHG-1"));
   ASSERT_FALSE(record);
   EXPECT_EQ(record.error().error_class, ErrorClass::Retryable);
   EXPECT_EQ(record.error().code, "CouldNotConnect");

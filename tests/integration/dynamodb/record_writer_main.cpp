@@ -11,6 +11,7 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/moto_fixture.hpp"
 
 namespace {
@@ -24,20 +25,21 @@ constexpr Millis kLease = 60s;
 
 bool write_records(dynamodb::DynamoDbIdempotencyStore& store) {
   auto claim = [&](const char* key, const char* token) {
-    auto claimed = store.claim({.key = key,
-                                .payload_hash = fmt::format("hash-{}", key),
-                                .token = token,
-                                .owner = "writer/1",
-                                .now = kNow,
-                                .lease = kLease});
+    auto claimed = event::run_blocking(store.claim({.key = key,
+                                                    .payload_hash = fmt::format("hash-{}", key),
+                                                    .token = token,
+                                                    .owner = "writer/1",
+                                                    .now = kNow,
+                                                    .lease = kLease}));
     return claimed && claimed->outcome == idempotency::ClaimOutcome::Acquired;
   };
   return claim("CHG-DONE", "token-done") && claim("CHG-FAILED", "token-failed") &&
          claim("CHG-INPROGRESS", "token-inprogress") &&
-         store.complete("CHG-DONE", "token-done", {"DEBITED", "DBT-42"}, kNow + 2s) ==
-             idempotency::WriteOutcome::Written &&
-         store.fail("CHG-FAILED", "token-failed", {"FAILED_PERMANENT", "INSUFFICIENT_FUNDS"},
-                    kNow + 3s) == idempotency::WriteOutcome::Written;
+         event::run_blocking(store.complete("CHG-DONE", "token-done", {"DEBITED", "DBT-42"},
+                                            kNow + 2s)) == idempotency::WriteOutcome::Written &&
+         event::run_blocking(store.fail("CHG-FAILED", "token-failed",
+                                        {"FAILED_PERMANENT", "INSUFFICIENT_FUNDS"}, kNow + 3s)) ==
+             idempotency::WriteOutcome::Written;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "event/run_blocking.hpp"
 #include "testing/fake_queue.hpp"
 #include "testing/fakes.hpp"
 #include "testing/in_memory_store.hpp"
@@ -35,28 +36,28 @@ TEST(DependencyTimingTest, EveryCallIsObservedOnceUnderItsDependencyAndOperation
   TimedQueue timed_queue(queue, timings);
 
   const domain::Charge charge = testing::make_charge();
-  auto claimed = timed_store.claim({.key = "CHG-1",
-                                    .payload_hash = "h",
-                                    .token = "t1",
-                                    .owner = "w",
-                                    .now = Instant{Millis{1000}},
-                                    .lease = 60s});
+  auto claimed = event::run_blocking(timed_store.claim({.key = "CHG-1",
+                                                        .payload_hash = "h",
+                                                        .token = "t1",
+                                                        .owner = "w",
+                                                        .now = Instant{Millis{1000}},
+                                                        .lease = 60s}));
   ASSERT_TRUE(claimed);
   EXPECT_EQ(claimed->outcome, idempotency::ClaimOutcome::Acquired) << "passed through";
-  ASSERT_TRUE(timed_store.release("CHG-1", "t1"));
-  ASSERT_TRUE(timed_store.get("CHG-1"));
-  ASSERT_TRUE(timed_store.get("CHG-1"));
-  const auto debited = timed_bank.debit(charge, "CHG-1");
+  ASSERT_TRUE(event::run_blocking(timed_store.release("CHG-1", "t1")));
+  ASSERT_TRUE(event::run_blocking(timed_store.get("CHG-1")));
+  ASSERT_TRUE(event::run_blocking(timed_store.get("CHG-1")));
+  const auto debited = event::run_blocking(timed_bank.debit(charge, "CHG-1"));
   ASSERT_TRUE(std::holds_alternative<domain::Debited>(debited));
   EXPECT_EQ(std::get<domain::Debited>(debited).debit_ref, "DBT-CHG-1");
   EXPECT_TRUE(std::holds_alternative<domain::NotificationSent>(
-      timed_notifier.notify(charge, "DBT-CHG-1", "CHG-1:notify")));
+      event::run_blocking(timed_notifier.notify(charge, "DBT-CHG-1", "CHG-1:notify"))));
   queue.send("body");
-  auto received = timed_queue.receive(10, 0s);
+  auto received = event::run_blocking(timed_queue.receive(10, 0s, {}));
   ASSERT_TRUE(received);
   ASSERT_EQ(received->size(), 1u);
   const consumer::DeleteEntry entry{received->front().message_id, received->front().receipt_handle};
-  ASSERT_TRUE(timed_queue.delete_batch(std::span(&entry, 1)));
+  ASSERT_TRUE(event::run_blocking(timed_queue.delete_batch(std::span(&entry, 1))));
   EXPECT_TRUE(queue.deleted(entry.message_id));
 
   const std::string text = metrics.render();

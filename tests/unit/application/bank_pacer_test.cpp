@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "event/run_blocking.hpp"
 #include "testing/advancing_waiter.hpp"
 #include "testing/fakes.hpp"
 
@@ -27,7 +28,8 @@ class BankPacerTest : public ::testing::Test {
 
 TEST_F(BankPacerTest, PassesTheDebitThroughAndReportsTheLimit) {
   application::BankPacer pacer(bank, limit, nullptr, clock, waiter, &seen);
-  EXPECT_TRUE(std::holds_alternative<domain::Debited>(pacer.debit(charge, "k1")));
+  EXPECT_TRUE(
+      std::holds_alternative<domain::Debited>(event::run_blocking(pacer.debit(charge, "k1"))));
   EXPECT_EQ(bank.calls(), 1);
   ASSERT_FALSE(seen.seen.empty());
   EXPECT_EQ(seen.seen.front(), std::pair(8, 1)) << "in flight during the call";
@@ -37,14 +39,14 @@ TEST_F(BankPacerTest, PassesTheDebitThroughAndReportsTheLimit) {
 TEST_F(BankPacerTest, AnUnavailableBankShrinksTheLimit) {
   application::BankPacer pacer(bank, limit, nullptr, clock, waiter);
   bank.script(charge.id.value(), {domain::DebitUnavailable{"HTTP 503"}});
-  (void)pacer.debit(charge, "k1");
+  (void)event::run_blocking(pacer.debit(charge, "k1"));
   EXPECT_EQ(limit.limit(), 6);
 }
 
 TEST_F(BankPacerTest, ASlowBankShrinksTheLimit) {
   application::BankPacer pacer(bank, limit, nullptr, clock, waiter);
   bank.before_debit = [&](const domain::Charge&) { clock.advance(2500ms); };
-  (void)pacer.debit(charge, "k1");
+  (void)event::run_blocking(pacer.debit(charge, "k1"));
   EXPECT_EQ(limit.limit(), 6);
 }
 
@@ -52,7 +54,8 @@ TEST_F(BankPacerTest, TheTokenBucketSpacesDebits) {
   TokenBucket bucket(2.0, 1.0, clock);
   application::BankPacer pacer(bank, limit, &bucket, clock, waiter);
   const Instant start = clock.now();
-  for (int i = 0; i < 5; ++i) (void)pacer.debit(charge, "k" + std::to_string(i));
+  for (int i = 0; i < 5; ++i)
+    (void)event::run_blocking(pacer.debit(charge, "k" + std::to_string(i)));
   EXPECT_EQ(bank.calls(), 5);
   EXPECT_EQ(clock.now() - start, 2000ms) << "one at once, then one every 500 ms";
 }
@@ -62,7 +65,7 @@ TEST_F(BankPacerTest, AStopWhileWaitingForASlotSendsNothing) {
   ASSERT_TRUE(full.try_acquire());  // the one slot is taken
   application::BankPacer pacer(bank, full, nullptr, clock, waiter);
   waiter.request_stop();
-  const auto result = pacer.debit(charge, "k1");
+  const auto result = event::run_blocking(pacer.debit(charge, "k1"));
   ASSERT_TRUE(std::holds_alternative<domain::DebitUnavailable>(result));
   EXPECT_EQ(bank.calls(), 0);
 }
@@ -73,7 +76,8 @@ TEST_F(BankPacerTest, ARampHoldsCallersUntilItGrows) {
   ASSERT_TRUE(ramped.try_acquire());  // the ramp's one slot is taken
   application::BankPacer pacer(bank, ramped, nullptr, clock, waiter);
   const Instant start = clock.now();
-  EXPECT_TRUE(std::holds_alternative<domain::Debited>(pacer.debit(charge, "k1")));
+  EXPECT_TRUE(
+      std::holds_alternative<domain::Debited>(event::run_blocking(pacer.debit(charge, "k1"))));
   EXPECT_GE(clock.now() - start, 250ms) << "waited until the ramp allowed a second call";
 }
 

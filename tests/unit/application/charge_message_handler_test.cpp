@@ -8,6 +8,8 @@
 #include "application/payload_hash.hpp"
 #include "core/sha256.hpp"
 #include "domain/charge_status.hpp"
+#include "event/run_blocking.hpp"
+#include "testing/advancing_waiter.hpp"
 #include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
 #include "testing/in_memory_store.hpp"
@@ -26,8 +28,9 @@ class HandlerTest : public ::testing::Test {
   application::ChargeObserver observer;
   testing::NoHeartbeat heartbeat;
   memory::InMemoryIdempotencyStore store{std::chrono::hours(1)};
+  testing::AdvancingWaiter waiter{clock};  // nothing here waits
   application::ChargeRecoveryService service{
-      store, bank, notifier, clock, tokens, observer, {.lease = 30s, .owner = "w"}};
+      store, bank, notifier, clock, tokens, observer, waiter, {.lease = 30s, .owner = "w"}};
   ChargeMessageHandler handler{service};
 };
 
@@ -36,7 +39,8 @@ const std::string kBody =
     R"("chargeType":"SMS_ALERT_FEE","amountMinor":2500,"currency":"INR","dueDate":"2026-11-30"})";
 
 TEST_F(HandlerTest, InvalidBodyIsDeadLetteredWithoutClaiming) {
-  const consumer::Disposition d = handler.handle(R"({"schemaVersion":1})", 1, heartbeat);
+  const consumer::Disposition d =
+      event::run_blocking(handler.handle(R"({"schemaVersion":1})", 1, heartbeat));
   const auto* dead = std::get_if<consumer::DeadLetter>(&d);
   ASSERT_NE(dead, nullptr);
   EXPECT_EQ(dead->reason, domain::dlq_reason::kInvalidMessage);
@@ -45,28 +49,32 @@ TEST_F(HandlerTest, InvalidBodyIsDeadLetteredWithoutClaiming) {
 }
 
 TEST_F(HandlerTest, ValidBodyIsClaimedWithTheCanonicalHash) {
-  EXPECT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(kBody, 1, heartbeat)));
-  auto record = store.get("CHG-1");
+  EXPECT_TRUE(std::holds_alternative<consumer::Ack>(
+      event::run_blocking(handler.handle(kBody, 1, heartbeat))));
+  auto record = event::run_blocking(store.get("CHG-1"));
   ASSERT_TRUE(record && *record);
   EXPECT_EQ((*record)->payload_hash,
             sha256_hex("v1|CHG-1|ACC-0012345678|SMS_ALERT_FEE|2500|INR|2026-11-30"));
 }
 
 TEST_F(HandlerTest, ReformattedRetryOfTheSameChargeIsADuplicate) {
-  ASSERT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(kBody, 1, heartbeat)));
+  ASSERT_TRUE(std::holds_alternative<consumer::Ack>(
+      event::run_blocking(handler.handle(kBody, 1, heartbeat))));
   const std::string reformatted =
       R"({ "dueDate": "2026-11-30", "currency": "INR", "amountMinor": 2500,
            "chargeType": "SMS_ALERT_FEE", "accountId": "ACC-0012345678",
            "chargeId": "CHG-1", "schemaVersion": 1, "traceId": "retry-2" })";
-  EXPECT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(reformatted, 2, heartbeat)));
+  EXPECT_TRUE(std::holds_alternative<consumer::Ack>(
+      event::run_blocking(handler.handle(reformatted, 2, heartbeat))));
   EXPECT_EQ(bank.calls(), 1);
 }
 
 TEST_F(HandlerTest, SameChargeIdWithAnotherAmountIsAPayloadMismatch) {
-  ASSERT_TRUE(std::holds_alternative<consumer::Ack>(handler.handle(kBody, 1, heartbeat)));
+  ASSERT_TRUE(std::holds_alternative<consumer::Ack>(
+      event::run_blocking(handler.handle(kBody, 1, heartbeat))));
   std::string changed = kBody;
   changed.replace(changed.find("2500"), 4, "9900");
-  const consumer::Disposition d = handler.handle(changed, 1, heartbeat);
+  const consumer::Disposition d = event::run_blocking(handler.handle(changed, 1, heartbeat));
   ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(d));
   EXPECT_EQ(std::get<consumer::DeadLetter>(d).reason, domain::dlq_reason::kPayloadMismatch);
   EXPECT_EQ(bank.calls(), 1);

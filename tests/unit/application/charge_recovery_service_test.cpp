@@ -36,7 +36,7 @@ TEST_F(ServiceFixture, InFlightDuplicateIsNotAckedAndReturnsWhenTheLeaseEnds) {
   bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(10s);
-    duplicate = deliver(charge);
+    duplicate = deliver_elsewhere(charge);
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
   const auto* retry = std::get_if<consumer::RetryLater>(&duplicate);
@@ -48,16 +48,16 @@ TEST_F(ServiceFixture, InFlightDuplicateIsNotAckedAndReturnsWhenTheLeaseEnds) {
 
 TEST_F(ServiceFixture, CrashedClaimIsReclaimedAfterTheLeaseAndTheBankReplaysTheDebit) {
   // A worker claimed, debited and died before recording DONE.
-  ASSERT_EQ(store
-                .claim({.key = charge.id.value(),
-                        .payload_hash = "hash-1",
-                        .token = "crashed",
-                        .owner = "dead-worker",
-                        .now = clock.now(),
-                        .lease = kLease})
+  ASSERT_EQ(event::run_blocking(store.claim({.key = charge.id.value(),
+                                             .payload_hash = "hash-1",
+                                             .token = "crashed",
+                                             .owner = "dead-worker",
+                                             .now = clock.now(),
+                                             .lease = kLease}))
                 ->outcome,
             idempotency::ClaimOutcome::Acquired);
-  ASSERT_TRUE(std::holds_alternative<domain::Debited>(bank.debit(charge, charge.id.value())));
+  ASSERT_TRUE(std::holds_alternative<domain::Debited>(
+      event::run_blocking(bank.debit(charge, charge.id.value()))));
 
   EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)))
       << "the dead worker's lease is still live";
@@ -110,9 +110,9 @@ TEST_F(ServiceFixture, NotificationFailureIsRecordedAndNeverRedebits) {
 TEST_F(ServiceFixture, StaleHolderIsFencedAndDoesNotAck) {
   consumer::Disposition second;
   bank.before_debit = [&](const domain::Charge&) {
-    bank.before_debit = nullptr;  // only the first (slow) worker pauses here
-    clock.advance(kLease + 1ms);  // its lease runs out mid-debit
-    second = deliver(charge);     // the redelivery reclaims and finishes
+    bank.before_debit = nullptr;         // only the first (slow) worker pauses here
+    clock.advance(kLease + 1ms);         // its lease runs out mid-debit
+    second = deliver_elsewhere(charge);  // the redelivery reclaims and finishes
   };
   const consumer::Disposition first = deliver(charge);
 
@@ -141,7 +141,7 @@ TEST_F(ServiceFixture, PayloadMismatchWhileInProgressIsDeadLetteredToo) {
   consumer::Disposition other;
   bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
-    other = deliver(make_charge("CHG-20261130-000123", 1), "hash-2");
+    other = deliver_elsewhere(make_charge("CHG-20261130-000123", 1), "hash-2");
   };
   EXPECT_TRUE(is_ack(deliver(charge, "hash-1")));
   ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(other));
@@ -210,9 +210,10 @@ TEST_F(ServiceFixture, HeartbeatKeepsALongEffectsClaimAndStopsBeforeTheFinalWrit
   bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(kLease / 2);
-    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Extended) << "the holder can extend";
+    EXPECT_EQ(event::run_blocking(heartbeat.fire()), consumer::ClaimExtension::Extended)
+        << "the holder can extend";
     clock.advance(kLease / 2 + 10s);  // past the original lease
-    duplicate = deliver(charge);
+    duplicate = deliver_elsewhere(charge);
   };
   bool running_at_final_write = true;
   store.before = [&](idempotency::StoreOperation operation) {
@@ -232,16 +233,15 @@ TEST_F(ServiceFixture, HeartbeatReportsLossOfTheClaim) {
   bank.before_debit = [&](const domain::Charge&) {
     bank.before_debit = nullptr;
     clock.advance(kLease + 1ms);
-    ASSERT_EQ(store
-                  .claim({.key = charge.id.value(),
-                          .payload_hash = "hash-1",
-                          .token = "other",
-                          .owner = "other",
-                          .now = clock.now(),
-                          .lease = kLease})
+    ASSERT_EQ(event::run_blocking(store.claim({.key = charge.id.value(),
+                                               .payload_hash = "hash-1",
+                                               .token = "other",
+                                               .owner = "other",
+                                               .now = clock.now(),
+                                               .lease = kLease}))
                   ->outcome,
               idempotency::ClaimOutcome::Acquired);
-    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Lost)
+    EXPECT_EQ(event::run_blocking(heartbeat.fire()), consumer::ClaimExtension::Lost)
         << "extension must fail once fenced";
   };
   EXPECT_TRUE(std::holds_alternative<consumer::RetryLater>(deliver(charge)));
@@ -254,10 +254,10 @@ TEST_F(ServiceFixture, AnUnansweredExtensionIsReportedAndTheNextOneExtends) {
     bank.before_debit = nullptr;
     clock.advance(kLease / 2);
     store.inject(idempotency::StoreOperation::Extend, FaultInjectingStore::Fault::FailBeforeWrite);
-    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Unanswered);
+    EXPECT_EQ(event::run_blocking(heartbeat.fire()), consumer::ClaimExtension::Unanswered);
     EXPECT_EQ(observer.store_failures.load(), 1) << "the failed extension is reported";
     clock.advance(kLease / 8);
-    EXPECT_EQ(heartbeat.fire(), consumer::ClaimExtension::Extended);
+    EXPECT_EQ(event::run_blocking(heartbeat.fire()), consumer::ClaimExtension::Extended);
     EXPECT_EQ(record().lease_until, clock.now() + kLease);
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
@@ -280,9 +280,10 @@ TEST_F(ServiceFixture, TransientBackoffGrowsWithReceiveCountUpToTheCap) {
 
 TEST_F(ServiceFixture, KeyPrefixIsApplied) {
   application::ChargeRecoveryService prefixed(
-      store, bank, notifier, clock, tokens, observer,
+      store, bank, notifier, clock, tokens, observer, waiter,
       {.lease = kLease, .owner = "w", .key_prefix = "finedge#"});
-  EXPECT_TRUE(is_ack(prefixed.handle({.charge = charge, .payload_hash = "h"}, heartbeat)));
+  EXPECT_TRUE(is_ack(
+      event::run_on(loop, prefixed.handle({.charge = charge, .payload_hash = "h"}, heartbeat))));
   EXPECT_EQ(record("finedge#CHG-20261130-000123").state, idempotency::ClaimState::Done);
   EXPECT_EQ(bank.calls_for("CHG-20261130-000123"), 1) << "the bank key is the bare chargeId";
 }

@@ -7,6 +7,8 @@
 #include "application/charge_event_decoder.hpp"
 #include "application/charge_message_handler.hpp"
 #include "domain/charge_status.hpp"
+#include "event/run_blocking.hpp"
+#include "testing/advancing_waiter.hpp"
 #include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
 #include "testing/in_memory_store.hpp"
@@ -57,17 +59,19 @@ TEST(InvalidMessage, TheDeadLetterCarriesTheChargeIdWhenItParsed) {
   ChargeObserver observer;
   testing::NoHeartbeat heartbeat;
   memory::InMemoryIdempotencyStore store{std::chrono::hours(1)};
-  ChargeRecoveryService service{store, bank, notifier, clock, tokens, observer, {.lease = 30s}};
+  testing::AdvancingWaiter waiter{clock};  // nothing here waits
+  ChargeRecoveryService service{store,  bank,     notifier, clock,
+                                tokens, observer, waiter,   {.lease = 30s}};
   const ChargeMessageHandler handler{service};
 
-  const consumer::Disposition named = handler.handle(
+  const consumer::Disposition named = event::run_blocking(handler.handle(
       R"({"schemaVersion":1,"chargeId":"CHG-5","accountId":"ACC-1","amountMinor":2.5})", 1,
-      heartbeat);
+      heartbeat));
   const auto* dead = std::get_if<consumer::DeadLetter>(&named);
   ASSERT_NE(dead, nullptr);
   EXPECT_EQ(dead->reason, domain::dlq_reason::kInvalidMessage);
   EXPECT_EQ(dead->key, "CHG-5");
-  const consumer::Disposition unnamed = handler.handle("{", 1, heartbeat);
+  const consumer::Disposition unnamed = event::run_blocking(handler.handle("{", 1, heartbeat));
   ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(unnamed));
   EXPECT_EQ(std::get<consumer::DeadLetter>(unnamed).key, "");
   EXPECT_EQ(bank.calls(), 0);

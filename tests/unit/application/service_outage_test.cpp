@@ -57,13 +57,15 @@ class ServiceOutageTest : public ServiceFixture {
       random,
       waiter};
   application::ChargeRecoveryService guarded{
-      store,    bank, notifier, clock, tokens, observer, {.lease = kLease, .owner = "test-worker"},
+      store,    bank,     notifier, clock,
+      tokens,   observer, waiter,   {.lease = kLease, .owner = "test-worker"},
       &circuits};
   int claims = 0;
 
   consumer::Disposition deliver(const domain::Charge& c, int receive_count = 1) {
-    return guarded.handle({.charge = c, .payload_hash = "hash-1", .receive_count = receive_count},
-                          heartbeat);
+    const application::Delivery delivery{
+        .charge = c, .payload_hash = "hash-1", .receive_count = receive_count};
+    return event::run_on(loop, guarded.handle(delivery, heartbeat));
   }
 };
 

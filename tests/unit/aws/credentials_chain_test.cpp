@@ -233,6 +233,8 @@ class DefaultChainTest : public ::testing::Test {
                       R"("Expiration":"2026-11-30T06:00:00Z"})",
                       "application/json");
     });
+    // Idle connections stay with the test thread's loop: stopping must not wait them out.
+    agent.close_connections_after_each_request();
     agent.start();
     env["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/creds";
   }
@@ -241,7 +243,8 @@ class DefaultChainTest : public ::testing::Test {
   ScratchDir dir;
   FakeImds imds{"2026-11-30T01:00:00Z"};
   testing::LocalHttpServer agent;
-  http::CurlHttpTransport transport;
+  http::CurlTransport curl;
+  http::BlockingTransport transport{curl};
   FakeEnv env{{"HOME", dir.path()}, {"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}};
 };
 

@@ -34,11 +34,14 @@ class ContainerCredentialsTest : public ::testing::Test {
       res.status = status;
       res.set_content(body, "application/json");
     });
+    // Idle connections stay with the test thread's loop: stopping must not wait them out.
+    agent.close_connections_after_each_request();
     agent.start();
   }
 
   LocalHttpServer agent;
-  http::CurlHttpTransport transport;
+  http::CurlTransport curl;
+  http::BlockingTransport transport{curl};
   FakeEnv env;
   ContainerCredentialsProvider provider_for_agent() {
     return ContainerCredentialsProvider(lookup(env), transport, agent.url());

@@ -20,7 +20,8 @@ using testing::lookup;
 class ImdsCredentialsTest : public ::testing::Test {
  protected:
   FakeImds imds;
-  http::CurlHttpTransport transport;
+  http::CurlTransport curl;
+  http::BlockingTransport transport{curl};
   FakeEnv env{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", imds.url()}};
   ImdsCredentialsProvider provider{lookup(env), transport};
 };
@@ -97,8 +98,11 @@ TEST(ImdsCredentials, RefusedTokenMeansNoUnauthenticatedFallback) {
   server.routes().Get(".*", [](const httplib::Request&, httplib::Response& res) {
     res.set_content("app-role", "text/plain");
   });
+  // Idle connections stay with the test thread's loop: stopping must not wait them out.
+  server.close_connections_after_each_request();
   server.start();
-  http::CurlHttpTransport transport;
+  http::CurlTransport curl;
+  http::BlockingTransport transport{curl};
   FakeEnv env{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", server.url()}};
   const auto creds = ImdsCredentialsProvider(lookup(env), transport).credentials();
   ASSERT_FALSE(creds.has_value());
@@ -116,8 +120,10 @@ TEST(ImdsCredentials, NoRoleAttachedIsNotFound) {
   server.routes().Get(
       "/latest/meta-data/iam/security-credentials/",
       [](const httplib::Request&, httplib::Response& res) { res.set_content("", "text/plain"); });
+  server.close_connections_after_each_request();
   server.start();
-  http::CurlHttpTransport transport;
+  http::CurlTransport curl;
+  http::BlockingTransport transport{curl};
   FakeEnv env{{"AWS_EC2_METADATA_SERVICE_ENDPOINT", server.url()}};
   const auto creds = ImdsCredentialsProvider(lookup(env), transport).credentials();
   ASSERT_FALSE(creds.has_value());

@@ -292,7 +292,7 @@ TEST_F(ProcessProfileTest, ChainRunsTheCommandAgainBeforeExpiration) {
 
   testing::ManualClock clock{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
   testing::ScriptedTransport transport;
-  auto chain = make_default_credentials_chain(lookup(env), transport, clock);
+  auto chain = make_default_credentials_chain(lookup(env), transport.blocking(), clock);
   EXPECT_EQ(chain->credentials()->access_key_id, "RUN1");
   EXPECT_EQ(chain->active_provider(), "profile");
   clock.advance(54min);

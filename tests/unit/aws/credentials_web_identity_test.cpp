@@ -48,7 +48,7 @@ class WebIdentityTest : public ::testing::Test {
     env["AWS_ROLE_ARN"] = std::string(kRole);
   }
   std::expected<Credentials, AwsError> fetch() {
-    return WebIdentityCredentialsProvider(lookup(env), transport, clock).credentials();
+    return WebIdentityCredentialsProvider(lookup(env), transport.blocking(), clock).credentials();
   }
 
   ScratchDir dir;
@@ -189,13 +189,13 @@ TEST(DefaultChainOrder, WebIdentityAfterEnvironmentBeforeProfile) {
   ScriptedTransport transport;
   transport.answer(200, sts_reply("ASIAWEB", "2026-11-30T01:00:00Z"));
   testing::ManualClock clock;  // never moves
-  auto chain = make_default_credentials_chain(lookup(env), transport, clock);
+  auto chain = make_default_credentials_chain(lookup(env), transport.blocking(), clock);
   EXPECT_EQ(chain->credentials()->access_key_id, "ASIAWEB");
   EXPECT_EQ(chain->active_provider(), "web-identity");
 
   env["AWS_ACCESS_KEY_ID"] = "ENVIRONMENT";
   env["AWS_SECRET_ACCESS_KEY"] = "e";
-  auto env_first = make_default_credentials_chain(lookup(env), transport, clock);
+  auto env_first = make_default_credentials_chain(lookup(env), transport.blocking(), clock);
   EXPECT_EQ(env_first->credentials()->access_key_id, "ENVIRONMENT");
   EXPECT_EQ(transport.requests().size(), 1u);
 }
@@ -211,7 +211,7 @@ TEST(DefaultChainOrder, WebIdentityIsRefreshedBeforeExpiryWithTheRotatedToken) {
   transport.answer(200, sts_reply("ASIA1", "2026-11-30T01:00:00Z"));
   transport.answer(200, sts_reply("ASIA2", "2026-11-30T02:00:00Z"));
   testing::ManualClock clock{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
-  auto chain = make_default_credentials_chain(lookup(env), transport, clock);
+  auto chain = make_default_credentials_chain(lookup(env), transport.blocking(), clock);
   EXPECT_EQ(chain->credentials()->access_key_id, "ASIA1");
   dir.write("token", "token-2");
   clock.advance(std::chrono::minutes{54});

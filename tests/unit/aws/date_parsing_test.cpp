@@ -6,6 +6,7 @@
 #include "aws/credentials/credentials_http.hpp"
 #include "aws/json_client.hpp"
 #include "aws/protocol/error_mapping.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/no_sleep.hpp"
 #include "testing/scripted_transport.hpp"
 #include "testing/static_credentials.hpp"
@@ -64,7 +65,7 @@ TEST(HttpDate, AnUnrepresentableDateHeaderTeachesNoSkew) {
                      .endpoint = "http://127.0.0.1:1",
                      .region = "us-east-1"},
                     transport, credentials, retry, {.sleeper = no_sleep});
-  EXPECT_TRUE(client.call("GetItem", {}));
+  EXPECT_TRUE(event::run_blocking(client.call("GetItem", {})));
   EXPECT_EQ(client.clock_skew(), 0ms);
 }
 

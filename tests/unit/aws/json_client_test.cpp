@@ -10,6 +10,7 @@
 #include <stop_token>
 
 #include "aws/protocol/reply_checksum.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/clocks.hpp"
 #include "testing/fixed_random.hpp"
 #include "testing/scripted_transport.hpp"
@@ -84,7 +85,7 @@ class JsonClientTest : public ::testing::Test {
 TEST_F(JsonClientTest, SendsAwsJsonProtocolRequest) {
   ScriptedTransport transport({ok(R"({"Item":{"pk":{"S":"a"}}})")});
   auto client = client_for(transport, policy_);
-  const auto reply = client.call("GetItem", {{"TableName", "t"}});
+  const auto reply = event::run_blocking(client.call("GetItem", {{"TableName", "t"}}));
   ASSERT_TRUE(reply) << reply.error().code;
   EXPECT_EQ((*reply)["Item"]["pk"]["S"], "a");
   ASSERT_EQ(transport.requests().size(), 1u);
@@ -106,7 +107,7 @@ TEST_F(JsonClientTest, RetriesServerErrorsAndThrottlingResigningEachAttempt) {
   ScriptedTransport transport({fail(500, "InternalServerError"),
                                fail(400, "ProvisionedThroughputExceededException"), ok("{}")});
   auto client = client_for(transport, policy_);
-  ASSERT_TRUE(client.call("PutItem", {}));
+  ASSERT_TRUE(event::run_blocking(client.call("PutItem", {})));
   ASSERT_EQ(transport.requests().size(), 3u);
   EXPECT_EQ(header(transport.requests()[0], "x-amz-date"), "20260101T000007Z");
   EXPECT_EQ(header(transport.requests()[1], "x-amz-date"), "20260101T000014Z");
@@ -125,7 +126,7 @@ TEST_F(JsonClientTest, RetriesServerErrorsAndThrottlingResigningEachAttempt) {
 TEST_F(JsonClientTest, DoesNotRetryClientErrors) {
   ScriptedTransport transport({fail(400, "ConditionalCheckFailedException")});
   auto client = client_for(transport, policy_);
-  const auto reply = client.call("UpdateItem", {});
+  const auto reply = event::run_blocking(client.call("UpdateItem", {}));
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "ConditionalCheckFailedException");
   EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
@@ -138,7 +139,7 @@ TEST_F(JsonClientTest, GivesUpAfterThreeAttempts) {
   ScriptedTransport transport({fail(503, "ServiceUnavailable"), fail(503, "ServiceUnavailable"),
                                fail(503, "ServiceUnavailable")});
   auto client = client_for(transport, policy_);
-  const auto reply = client.call("GetItem", {});
+  const auto reply = event::run_blocking(client.call("GetItem", {}));
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().error_class, ErrorClass::Retryable);
   EXPECT_EQ(transport.requests().size(), 3u);
@@ -149,7 +150,7 @@ TEST_F(JsonClientTest, TimeoutAfterSendMakesTheFinalErrorAmbiguous) {
                                transport_failure(http::TransportFailure::CouldNotConnect),
                                transport_failure(http::TransportFailure::CouldNotConnect)});
   auto client = client_for(transport, policy_);
-  const auto reply = client.call("UpdateItem", {});
+  const auto reply = event::run_blocking(client.call("UpdateItem", {}));
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "CouldNotConnect");
   EXPECT_TRUE(reply.error().ambiguous);  // the first attempt may have been applied
@@ -163,7 +164,7 @@ TEST_F(JsonClientTest, AStoppedCallIsNotRetriedAndCarriesTheStopToTheTransport) 
   auto client = client_for(transport, policy_);
   std::stop_source stop;
   stop.request_stop();
-  const auto reply = client.call("ReceiveMessage", {}, stop.get_token());
+  const auto reply = event::run_blocking(client.call("ReceiveMessage", {}, stop.get_token()));
   ASSERT_FALSE(reply);
   ASSERT_EQ(transport.requests().size(), 1u) << "no retry once stopped";
   EXPECT_TRUE(transport.requests()[0].cancel.stop_requested());
@@ -176,7 +177,7 @@ TEST_F(JsonClientTest, FailuresThatNeverLeftAreNotAmbiguous) {
                                transport_failure(http::TransportFailure::TimeoutBeforeSend),
                                transport_failure(http::TransportFailure::CouldNotConnect)});
   auto client = client_for(transport, policy_);
-  const auto reply = client.call("UpdateItem", {});
+  const auto reply = event::run_blocking(client.call("UpdateItem", {}));
   ASSERT_FALSE(reply);
   EXPECT_FALSE(reply.error().ambiguous);
 }
@@ -185,7 +186,7 @@ TEST_F(JsonClientTest, EmptyQuotaStopsRetrying) {
   RetryPolicy poor({.initial_tokens = 4}, half_);
   ScriptedTransport transport({fail(500, "InternalServerError")});
   auto client = client_for(transport, poor);
-  ASSERT_FALSE(client.call("GetItem", {}));
+  ASSERT_FALSE(event::run_blocking(client.call("GetItem", {})));
   EXPECT_EQ(transport.requests().size(), 1u);
   EXPECT_THAT(observer_.events, ElementsAre("dynamodb/GetItem#1=InternalServerError"));
 }
@@ -199,7 +200,7 @@ TEST_F(JsonClientTest, CorrectsClockSkewFromTheDateHeaderAndRetries) {
                               R"("message":"Signature expired: 20260101T000007Z is now earlier"})"},
        ok("{}")});
   auto client = client_for(transport, policy_);
-  ASSERT_TRUE(client.call("GetItem", {}));
+  ASSERT_TRUE(event::run_blocking(client.call("GetItem", {})));
   // The server's clock is one hour ahead of ours (we read 00:00:14 when the reply arrived,
   // the server said 01:00:07): the second attempt is signed in server time.
   EXPECT_EQ(client.clock_skew(), 1h - 7s);
@@ -209,7 +210,7 @@ TEST_F(JsonClientTest, CorrectsClockSkewFromTheDateHeaderAndRetries) {
 TEST_F(JsonClientTest, MalformedSuccessReplyIsAmbiguous) {
   ScriptedTransport transport({ok("{not json"), ok("{not json"), ok("{not json")});
   auto client = client_for(transport, policy_);
-  const auto reply = client.call("UpdateItem", {});
+  const auto reply = event::run_blocking(client.call("UpdateItem", {}));
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "MalformedResponse");
   EXPECT_TRUE(reply.error().ambiguous);
@@ -225,7 +226,7 @@ TEST_F(JsonClientTest, AnEndpointThatIsNotAUrlIsAPermanentErrorNotAnException) {
                      .endpoint = "not a url",
                      .region = "us-east-1"},
                     transport, credentials_, policy_, {.clock = clock_, .sleeper = sleeper_});
-  const auto reply = client.call("ReceiveMessage", {});
+  const auto reply = event::run_blocking(client.call("ReceiveMessage", {}));
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "InvalidEndpoint");
   EXPECT_EQ(reply.error().error_class, ErrorClass::Permanent);
@@ -246,7 +247,7 @@ TEST_F(JsonClientTest, AReplyWhoseCrc32MismatchesIsRetriedAndTheGoodReplyReturne
   ScriptedTransport transport(
       {with_crc(200, good, crc_text(good) + "1"), with_crc(200, good, crc_text(good))});
   auto client = client_for(transport, policy_, /*verify_crc32=*/true);
-  const auto reply = client.call("UpdateItem", {});
+  const auto reply = event::run_blocking(client.call("UpdateItem", {}));
   ASSERT_TRUE(reply) << reply.error().code;
   EXPECT_EQ((*reply)["Attributes"]["pk"]["S"], "a");
   EXPECT_THAT(observer_.events, ElementsAre("dynamodb/UpdateItem#1=CRC32CheckFailed retry",
@@ -258,7 +259,7 @@ TEST_F(JsonClientTest, PersistentCrc32MismatchEndsRetryableAndAmbiguous) {
   ScriptedTransport transport(
       {with_crc(200, "{}", "12345"), with_crc(200, "{}", "12345"), with_crc(200, "{}", "12345")});
   auto client = client_for(transport, policy_, /*verify_crc32=*/true);
-  const auto reply = client.call("PutItem", {});
+  const auto reply = event::run_blocking(client.call("PutItem", {}));
   ASSERT_FALSE(reply);
   EXPECT_EQ(reply.error().code, "CRC32CheckFailed");
   EXPECT_EQ(reply.error().error_class, ErrorClass::Retryable);
@@ -272,7 +273,7 @@ TEST_F(JsonClientTest, ADamagedErrorReplyIsNotReadAsItsPermanentError) {
       R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException"})";
   ScriptedTransport transport({with_crc(400, conditional, "not-a-number"), ok("{}")});
   auto client = client_for(transport, policy_, /*verify_crc32=*/true);
-  ASSERT_TRUE(client.call("PutItem", {}));
+  ASSERT_TRUE(event::run_blocking(client.call("PutItem", {})));
   EXPECT_THAT(observer_.events,
               ElementsAre("dynamodb/PutItem#1=CRC32CheckFailed retry", "dynamodb/PutItem#2=ok"));
 }
@@ -282,14 +283,14 @@ TEST_F(JsonClientTest, AMatchingOrAbsentCrc32IsAcceptedAndOffMeansUnchecked) {
       R"({"__type":"com.amazonaws.dynamodb.v20120810#ConditionalCheckFailedException"})";
   ScriptedTransport checked({with_crc(400, conditional, crc_text(conditional)), ok("{}")});
   auto client = client_for(checked, policy_, /*verify_crc32=*/true);
-  const auto refused = client.call("PutItem", {});
+  const auto refused = event::run_blocking(client.call("PutItem", {}));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "ConditionalCheckFailedException");
-  ASSERT_TRUE(client.call("GetItem", {}));  // no header: accepted
+  ASSERT_TRUE(event::run_blocking(client.call("GetItem", {})));  // no header: accepted
 
   ScriptedTransport unchecked({with_crc(200, "{}", "1")});
   auto sqs_like = client_for(unchecked, policy_, /*verify_crc32=*/false);
-  EXPECT_TRUE(sqs_like.call("GetItem", {}));
+  EXPECT_TRUE(event::run_blocking(sqs_like.call("GetItem", {})));
 }
 
 }  // namespace

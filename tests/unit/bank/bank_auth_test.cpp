@@ -35,7 +35,8 @@ class BankAuthTest : public BankClientTest {
     return BankEndpoint::create(server.base_url(), kTimeouts).value();
   }
   domain::DebitResult debit(ScriptedBankServer& server, BearerTokenFile& token) {
-    return CoreBankingClient(transport_, endpoint(server), &token).debit(charge_, "CHG-1");
+    return event::run_blocking(
+        CoreBankingClient(transport_, endpoint(server), &token).debit(charge_, "CHG-1"));
   }
   // Replies 201 to `accepted`'s current content as a bearer token, 401 otherwise.
   static Reply accept_only(const std::string& accepted_file, const httplib::Request& request) {
@@ -55,7 +56,7 @@ TEST_F(BankAuthTest, EveryCallCarriesTheBearerToken) {
   EXPECT_TRUE(std::holds_alternative<domain::Debited>(debit(server, token)));
   NotificationClient notifier(transport_, endpoint(server), &token);
   EXPECT_TRUE(std::holds_alternative<domain::NotificationSent>(
-      notifier.notify(charge_, "DBT-1", "CHG-1:notify")));
+      event::run_blocking(notifier.notify(charge_, "DBT-1", "CHG-1:notify"))));
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 2u);
   for (const auto& request : requests) EXPECT_EQ(request.header("Authorization"), "Bearer tok-1");
@@ -63,8 +64,8 @@ TEST_F(BankAuthTest, EveryCallCarriesTheBearerToken) {
 
 TEST_F(BankAuthTest, NoTokenFileNoHeader) {
   ScriptedBankServer server(Reply{.status = 201, .body = std::string(kDebited)});
-  EXPECT_TRUE(std::holds_alternative<domain::Debited>(
-      CoreBankingClient(transport_, endpoint(server)).debit(charge_, "CHG-1")));
+  EXPECT_TRUE(std::holds_alternative<domain::Debited>(event::run_blocking(
+      CoreBankingClient(transport_, endpoint(server)).debit(charge_, "CHG-1"))));
   EXPECT_EQ(server.requests().at(0).header("Authorization"), "");
 }
 
@@ -130,7 +131,7 @@ TEST_F(BankAuthTest, UnusableTokenFileIsMisconfiguredAndNothingIsSent) {
               HasSubstr("bearer token file cannot be read"));
   NotificationClient notifier(transport_, endpoint(server), &token);
   EXPECT_TRUE(std::holds_alternative<domain::NotificationFailed>(
-      notifier.notify(charge_, "DBT-1", "CHG-1:notify")));
+      event::run_blocking(notifier.notify(charge_, "DBT-1", "CHG-1:notify"))));
   EXPECT_TRUE(server.requests().empty());
 }
 

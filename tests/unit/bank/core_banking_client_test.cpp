@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "core/trace_context.hpp"
+#include "event/event_loop.hpp"
 #include "testing/bank_client_fixture.hpp"
 #include "testing/bound_socket.hpp"
 #include "testing/scripted_bank_server.hpp"
@@ -37,7 +38,8 @@ class CoreBankingClientTest : public BankClientTest {
   domain::DebitResult debit_against(const std::string& base_url,
                                     http::HttpTimeouts timeouts = kTimeouts,
                                     std::string_view key = "CHG-20261130-000123") {
-    return client_for<CoreBankingClient>(base_url, timeouts).debit(charge_, key);
+    return event::run_blocking(
+        client_for<CoreBankingClient>(base_url, timeouts).debit(charge_, key));
   }
 
   // The detail of an `Outcome` (DebitUnavailable or DebitMisconfigured); any other fails.
@@ -63,12 +65,15 @@ class CoreBankingClientTest : public BankClientTest {
 
 TEST_F(CoreBankingClientTest, SendsTheProducersTraceContextAsTraceparent) {
   ScriptedBankServer server(Reply{201, R"({"debitId":"DBT-1"})"});
-  {
+  auto client = client_for<CoreBankingClient>(server.base_url());
+  // The scope is the handling task's, as a delivery's is.
+  auto traced = [&]() -> Task<domain::DebitResult> {
     // Converted from X-Ray, as run.cpp does for a message with only an AWSTraceHeader.
     const TraceScope trace(parse_aws_trace_header(
         "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1"));
-    (void)debit_against(server.base_url());
-  }
+    co_return co_await client.debit(charge_, "CHG-20261130-000123");
+  };
+  (void)event::run_blocking(traced());
   (void)debit_against(server.base_url());
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 2u);
@@ -252,6 +257,7 @@ TEST_F(CoreBankingClientTest, TheBanksExplanationIsBoundedAndPrintable) {
   EXPECT_TRUE(std::ranges::all_of(detail, [](char c) { return c >= ' ' && c <= '~'; }));
 }
 
+// Several debits in flight at once on each loop, and several loops (threads) sharing the client.
 TEST_F(CoreBankingClientTest, ConcurrentDebitsEachGetTheirOwnAnswer) {
   ScriptedBankServer server([](const httplib::Request& request) {
     return Reply{
@@ -259,22 +265,37 @@ TEST_F(CoreBankingClientTest, ConcurrentDebitsEachGetTheirOwnAnswer) {
         nlohmann::json({{"debitId", "DBT-" + request.get_header_value("Idempotency-Key")}}).dump()};
   });
   auto client = client_for<CoreBankingClient>(server.base_url());
-  constexpr int kThreads = 6, kPerThread = 15;
+  // Six in flight at most, as before: the scripted server has eight threads and a listen
+  // backlog of five.
+  constexpr int kLoops = 2, kTasksPerLoop = 3, kDebitsPerTask = 15;
   std::atomic<int> mismatches{0};
-  std::vector<std::thread> workers;
-  for (int t = 0; t < kThreads; ++t) {
-    workers.emplace_back([&, t] {
-      for (int i = 0; i < kPerThread; ++i) {
-        const std::string id = "CHG-" + std::to_string(t) + "-" + std::to_string(i);
-        const auto result = client.debit(make_charge(id), id);
-        const auto* debited = std::get_if<domain::Debited>(&result);
-        if (debited == nullptr || debited->debit_ref != "DBT-" + id) ++mismatches;
-      }
+  auto debits = [&](std::string prefix, int& running) -> Task<void> {
+    for (int i = 0; i < kDebitsPerTask; ++i) {
+      const std::string id = prefix + "-" + std::to_string(i);
+      const domain::Charge charge = make_charge(id);
+      const auto result = co_await client.debit(charge, id);
+      const auto* debited = std::get_if<domain::Debited>(&result);
+      if (debited == nullptr || debited->debit_ref != "DBT-" + id) ++mismatches;
+    }
+    --running;
+  };
+  std::vector<std::thread> loops;
+  for (int l = 0; l < kLoops; ++l) {
+    loops.emplace_back([&, l] {
+      event::EventLoop loop;
+      int running = kTasksPerLoop;
+      loop.post([&] {
+        for (int t = 0; t < kTasksPerLoop; ++t) {
+          spawn(debits("CHG-" + std::to_string(l) + "-" + std::to_string(t), running));
+        }
+      });
+      loop.run_until([&] { return running == 0; });
     });
   }
-  for (auto& worker : workers) worker.join();
+  for (auto& thread : loops) thread.join();
   EXPECT_EQ(mismatches.load(), 0);
-  EXPECT_EQ(server.requests().size(), static_cast<std::size_t>(kThreads * kPerThread));
+  EXPECT_EQ(server.requests().size(),
+            static_cast<std::size_t>(kLoops * kTasksPerLoop * kDebitsPerTask));
 }
 
 }  // namespace

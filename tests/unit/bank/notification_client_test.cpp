@@ -32,8 +32,8 @@ class NotificationClientTest : public BankClientTest {
   domain::NotificationResult notify_against(const std::string& base_url,
                                             http::HttpTimeouts timeouts = kTimeouts,
                                             std::string_view key = kKey) {
-    return client_for<NotificationClient>(base_url, timeouts)
-        .notify(charge_, "DBT-0000000001", key);
+    return event::run_blocking(
+        client_for<NotificationClient>(base_url, timeouts).notify(charge_, "DBT-0000000001", key));
   }
 
   static std::string failure_detail(const domain::NotificationResult& result) {
@@ -64,11 +64,13 @@ TEST_F(NotificationClientTest, PostsTheDebitAsJsonWithTheIdempotencyKey) {
 
 TEST_F(NotificationClientTest, SendsTheCurrentTraceContextAndNoneOutsideAScope) {
   ScriptedBankServer server(Reply{202, ""});
-  {
+  auto notifier = client_for<NotificationClient>(server.base_url());
+  auto traced = [&]() -> Task<domain::NotificationResult> {
     const TraceScope trace(
         parse_traceparent("00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"));
-    (void)notify_against(server.base_url());
-  }
+    co_return co_await notifier.notify(charge_, "DBT-0000000001", kKey);
+  };
+  (void)event::run_blocking(traced());
   (void)notify_against(server.base_url());
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 2u);
@@ -79,8 +81,8 @@ TEST_F(NotificationClientTest, SendsTheCurrentTraceContextAndNoneOutsideAScope) 
 
 TEST_F(NotificationClientTest, ADebitRefThatIsNotUtf8IsSentAsValidJsonNotThrown) {
   ScriptedBankServer server(Reply{202, ""});
-  EXPECT_TRUE(std::holds_alternative<domain::NotificationSent>(
-      client_for<NotificationClient>(server.base_url()).notify(charge_, "DBT-\xff\xfe", kKey)));
+  EXPECT_TRUE(std::holds_alternative<domain::NotificationSent>(event::run_blocking(
+      client_for<NotificationClient>(server.base_url()).notify(charge_, "DBT-\xff\xfe", kKey))));
   ASSERT_EQ(server.requests().size(), 1u);
   const auto body = nlohmann::json::parse(server.requests()[0].body);
   EXPECT_EQ(body["debitId"], "DBT-\xEF\xBF\xBD\xEF\xBF\xBD");  // U+FFFD twice

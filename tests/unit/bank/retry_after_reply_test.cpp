@@ -32,7 +32,7 @@ class RetryAfterReplyTest : public BankClientTest {
     auto endpoint = BankEndpoint::create(server.base_url(), kTimeouts);
     EXPECT_TRUE(endpoint);
     CoreBankingClient client(transport_, *endpoint, nullptr, clock_);
-    const auto result = client.debit(charge_, "CHG-20261130-000123");
+    const auto result = event::run_blocking(client.debit(charge_, "CHG-20261130-000123"));
     const auto* unavailable = std::get_if<domain::DebitUnavailable>(&result);
     EXPECT_NE(unavailable, nullptr) << "status " << status;
     return unavailable ? unavailable->retry_after : std::nullopt;
@@ -44,7 +44,8 @@ class RetryAfterReplyTest : public BankClientTest {
     auto endpoint = BankEndpoint::create(server.base_url(), kTimeouts);
     EXPECT_TRUE(endpoint);
     NotificationClient client(transport_, *endpoint, nullptr, clock_);
-    const auto result = client.notify(charge_, "DBT-1", "CHG-20261130-000123:notify");
+    const auto result =
+        event::run_blocking(client.notify(charge_, "DBT-1", "CHG-20261130-000123:notify"));
     const auto* failed = std::get_if<domain::NotificationFailed>(&result);
     EXPECT_NE(failed, nullptr);
     return failed ? *failed : domain::NotificationFailed{};
@@ -78,7 +79,7 @@ TEST_F(RetryAfterReplyTest, NoHeaderNoRetryAfter) {
   auto endpoint = BankEndpoint::create(server.base_url(), kTimeouts);
   ASSERT_TRUE(endpoint);
   CoreBankingClient client(transport_, *endpoint, nullptr, clock_);
-  const auto result = client.debit(charge_, "CHG-20261130-000123");
+  const auto result = event::run_blocking(client.debit(charge_, "CHG-20261130-000123"));
   ASSERT_TRUE(std::holds_alternative<domain::DebitUnavailable>(result));
   EXPECT_EQ(std::get<domain::DebitUnavailable>(result).retry_after, std::nullopt);
 }

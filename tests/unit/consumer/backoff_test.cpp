@@ -37,13 +37,15 @@ RC_GTEST_PROP(Backoff, StaysWithinHalfCeilingAndCeiling, (int attempt, double ra
   RC_ASSERT(delay >= 3ms);
 }
 
-TEST(RetryVisibility, RoundsUpToWholeSecondsAndAddsJitter) {
+TEST(RetryVisibility, RoundsAfterUpAndItsJitterToTheNearestSecond) {
   EXPECT_EQ(retry_visibility(0ms, 0.1, 0.9), 0s);
   EXPECT_EQ(retry_visibility(-5s, 0.1, 0.9), 0s);
   EXPECT_EQ(retry_visibility(1ms, 0.0, 0.0), 1s);
   EXPECT_EQ(retry_visibility(1500ms, 0.1, 0.0), 2s);
   EXPECT_EQ(retry_visibility(10s, 0.1, 0.0), 10s);
-  EXPECT_EQ(retry_visibility(10s, 0.1, 0.99), 10s + 1s);  // 10.99 s rounds up to 11
+  EXPECT_EQ(retry_visibility(10s, 0.1, 0.99), 10s + 1s);  // 10.99 s rounds to 11
+  EXPECT_EQ(retry_visibility(10s, 0.1, 0.4), 10s);        // 10.4 s rounds to 10
+  EXPECT_EQ(retry_visibility(1s, 0.1, 0.99), 1s) << "a 1 s re-check is not made 2 s by its jitter";
   EXPECT_EQ(retry_visibility(24h, 0.1, 0.5), kMaxVisibility);
   EXPECT_EQ(retry_visibility(12h - 1s, 0.1, 0.9), kMaxVisibility);
 }

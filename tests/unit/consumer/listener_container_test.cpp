@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <semaphore>
 #include <set>
 
 #include "consumer/dead_letter.hpp"
@@ -21,24 +20,23 @@ namespace {
 
 using namespace std::chrono_literals;
 using testing::ack_when_released;
+using testing::always;
 using testing::eventually;
+using testing::eventually_on;
 using testing::FakeQueue;
 using testing::FaultInjectingQueue;
+using testing::LoopGate;
 using testing::RecordingObserver;
 using testing::Running;
 
 ListenerConfig fast_config() {
-  return ListenerConfig{.workers = 4,
+  return ListenerConfig{.max_in_flight = 4,
                         .wait_time = 20s,
                         .flush_interval = 20ms,
                         .shutdown_grace = 5s,
                         .receive_backoff = {.base = 5ms, .cap = 40ms},
                         .key_attribute = "chargeId",
                         .seed = 42};
-}
-
-Handler always(Disposition disposition) {
-  return [disposition](const Message&, LeaseHeartbeat&) { return disposition; };
 }
 
 std::size_t deleted_entries(const FakeQueue& queue) {
@@ -51,7 +49,8 @@ std::size_t deleted_entries(const FakeQueue& queue) {
 // it) until `fake` has deleted message `id`, then stops it; false when that never happened.
 [[nodiscard]] bool acked_until_deleted(QueuePort& port, const FakeQueue& fake,
                                        const std::string& id, RecordingObserver& observer) {
-  ListenerContainer container(port, always(Ack{}), fast_config(), &observer);
+  event::EventLoop loop;
+  ListenerContainer container(loop, port, always(Ack{}), fast_config(), &observer);
   Running running(container);
   const bool deleted = eventually([&] { return fake.deleted(id); });
   running.stop();
@@ -59,6 +58,7 @@ std::size_t deleted_entries(const FakeQueue& queue) {
 }
 
 TEST(ListenerContainer, AckDeletesTheMessage) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   const auto id = queue.send(R"({"n":1})");
@@ -71,13 +71,14 @@ TEST(ListenerContainer, AckDeletesTheMessage) {
 }
 
 TEST(ListenerContainer, RetryLaterSetsVisibilityWithinJitterBoundsAndNeverDeletes) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   for (int i = 0; i < 20; ++i) queue.send("m" + std::to_string(i));
   auto config = fast_config();
   config.retry_jitter_ratio = 0.5;
-  ListenerContainer container(queue, always(RetryLater{.after = 10s, .reason = "in_progress"}),
-                              config, &observer);
+  ListenerContainer container(
+      loop, queue, always(RetryLater{.after = 10s, .reason = "in_progress"}), config, &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return queue.visibility_entries().size() >= 20; }));
@@ -100,13 +101,14 @@ TEST(ListenerContainer, RetryLaterSetsVisibilityWithinJitterBoundsAndNeverDelete
 }
 
 TEST(ListenerContainer, DeadLetterForwardsOriginalBodyWithAttributesThenDeletes) {
+  event::EventLoop loop;
   FakeQueue queue;
   const std::string body = R"({"chargeId":"CHG-1", "odd spacing" : true})";
   const auto id = queue.send(body, {{"traceparent", {"String", "00-abc-01"}}});
   auto config = fast_config();
   config.key_attribute = "orderId";
   ListenerContainer container(
-      queue,
+      loop, queue,
       always(DeadLetter{.reason = "PAYLOAD_MISMATCH", .detail = "hash differs", .key = "CHG-1"}),
       config);
   Running running(container);
@@ -125,6 +127,7 @@ TEST(ListenerContainer, DeadLetterForwardsOriginalBodyWithAttributesThenDeletes)
 }
 
 TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -134,10 +137,10 @@ TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
   config.dlq_failure_retry = 3s;
   std::atomic<int> calls{0};
   ListenerContainer container(
-      faulty,
-      [&](const Message&, LeaseHeartbeat&) -> Disposition {
+      loop, faulty,
+      [&](const Message&, LeaseHeartbeat&) -> Task<Disposition> {
         ++calls;
-        return DeadLetter{.reason = "INVALID_MESSAGE", .detail = "not JSON", .key = ""};
+        co_return DeadLetter{.reason = "INVALID_MESSAGE", .detail = "not JSON", .key = ""};
       },
       config, &observer);
   Running running(container);
@@ -161,6 +164,7 @@ TEST(ListenerContainer, DlqSendFailureKeepsTheMessageAndRetriesLater) {
 // SQS refuses a copy for good when attributes push it over the size limit: the container sends
 // a smaller copy at once instead of retrying the same one until maxReceiveCount.
 TEST(ListenerContainer, RefusedDlqCopyIsFollowedAtOnceByACopyWithoutProducerAttributes) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -169,7 +173,8 @@ TEST(ListenerContainer, RefusedDlqCopyIsFollowedAtOnceByACopyWithoutProducerAttr
                             .message = "Message must be shorter than 262144 bytes."});
   const auto id = queue.send("poison", {{"big", {"String", std::string(200'000, 'x')}}});
   ListenerContainer container(
-      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
+      loop, faulty,
+      always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
       fast_config(), &observer);
   Running running(container);
 
@@ -189,6 +194,7 @@ TEST(ListenerContainer, RefusedDlqCopyIsFollowedAtOnceByACopyWithoutProducerAttr
 }
 
 TEST(ListenerContainer, DlqCopyRefusedAtEverySizeIsKeptForRetryNotLost) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -197,8 +203,9 @@ TEST(ListenerContainer, DlqCopyRefusedAtEverySizeIsKeptForRetryNotLost) {
   auto config = fast_config();
   config.dlq_failure_retry = 3s;
   ListenerContainer container(
-      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
-      config, &observer);
+      loop, faulty,
+      always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}), config,
+      &observer);
   Running running(container);
 
   // Full, ours only, reason only: all refused, so the message waits; the next delivery's
@@ -217,6 +224,7 @@ TEST(ListenerContainer, DlqCopyRefusedAtEverySizeIsKeptForRetryNotLost) {
 // quarantined first, then the body goes alone, so the message is never left to SQS's redrive
 // without a reason.
 TEST(ListenerContainer, ACopyNoAttributeFitsIsQuarantinedThenSentBodyOnly) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -226,8 +234,9 @@ TEST(ListenerContainer, ACopyNoAttributeFitsIsQuarantinedThenSentBodyOnly) {
   auto config = fast_config();
   config.quarantine = &quarantine;
   ListenerContainer container(
-      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
-      config, &observer);
+      loop, faulty,
+      always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}), config,
+      &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
@@ -250,6 +259,7 @@ TEST(ListenerContainer, ACopyNoAttributeFitsIsQuarantinedThenSentBodyOnly) {
 
 // No body-only copy without its durable reason: a failed quarantine write is a failed forward.
 TEST(ListenerContainer, AFailedQuarantineWriteSendsNoBodyOnlyCopyAndRetriesTheMessage) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -262,8 +272,9 @@ TEST(ListenerContainer, AFailedQuarantineWriteSendsNoBodyOnlyCopyAndRetriesTheMe
   config.quarantine = &quarantine;
   config.dlq_failure_retry = 1s;
   ListenerContainer container(
-      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
-      config, &observer);
+      loop, faulty,
+      always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}), config,
+      &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return queue.deleted(id); }));
@@ -276,6 +287,7 @@ TEST(ListenerContainer, AFailedQuarantineWriteSendsNoBodyOnlyCopyAndRetriesTheMe
 
 // Without a quarantine port nothing would keep the reason: no body-only copy is ever sent.
 TEST(ListenerContainer, WithoutAQuarantineNoBodyOnlyCopyIsSent) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -284,8 +296,9 @@ TEST(ListenerContainer, WithoutAQuarantineNoBodyOnlyCopyIsSent) {
   auto config = fast_config();
   config.dlq_failure_retry = 600s;  // no second delivery during the test
   ListenerContainer container(
-      faulty, always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}),
-      config, &observer);
+      loop, faulty,
+      always(DeadLetter{.reason = "INVALID_MESSAGE", .detail = "body: bad", .key = ""}), config,
+      &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return !observer.dlq_failures().empty(); }));
@@ -295,6 +308,7 @@ TEST(ListenerContainer, WithoutAQuarantineNoBodyOnlyCopyIsSent) {
 }
 
 TEST(ListenerContainer, ReportsProducerAttributesBeyondTheSqsLimit) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   MessageAttributes producer;
@@ -302,7 +316,8 @@ TEST(ListenerContainer, ReportsProducerAttributesBeyondTheSqsLimit) {
     producer.emplace("p" + std::to_string(i), MessageAttribute{"String", "v"});
   const auto id = queue.send("poison", producer);
   ListenerContainer container(
-      queue, always(DeadLetter{.reason = "PAYLOAD_MISMATCH", .detail = "differs", .key = "CHG-1"}),
+      loop, queue,
+      always(DeadLetter{.reason = "PAYLOAD_MISMATCH", .detail = "differs", .key = "CHG-1"}),
       fast_config(), &observer);
   Running running(container);
 
@@ -314,19 +329,20 @@ TEST(ListenerContainer, ReportsProducerAttributesBeyondTheSqsLimit) {
   EXPECT_TRUE(observer.dlq_copies_refused().empty());
 }
 
-TEST(ListenerContainer, AsksOnlyForAsManyMessagesAsThereAreFreeWorkers) {
+TEST(ListenerContainer, AsksOnlyForAsManyMessagesAsThereAreFreeSlots) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   for (int i = 0; i < 10; ++i) queue.send("m");
   auto config = fast_config();
-  config.workers = 3;
-  std::counting_semaphore<100> release(0);
+  config.max_in_flight = 3;
+  LoopGate release(loop);
   std::atomic<int> started{0};
-  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  ListenerContainer container(loop, queue, ack_when_released(started, release), config, &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return started.load() == 3; }));
-  // With every worker busy the receiver must not poll at all; give a wrong one time to.
+  // With every slot busy the receiver must not poll at all; give a wrong one time to.
   std::this_thread::sleep_for(100ms);
   EXPECT_EQ(queue.receive_requests(), std::vector<int>{3});
   release.release(1);
@@ -343,11 +359,12 @@ TEST(ListenerContainer, AsksOnlyForAsManyMessagesAsThereAreFreeWorkers) {
 }
 
 TEST(ListenerContainer, NeverAsksForMoreThanTenPerReceive) {
+  event::EventLoop loop;
   FakeQueue queue;
   queue.send("m");
   auto config = fast_config();
-  config.workers = 25;
-  ListenerContainer container(queue, always(Ack{}), config);
+  config.max_in_flight = 25;
+  ListenerContainer container(loop, queue, always(Ack{}), config);
   Running running(container);
   ASSERT_TRUE(eventually([&] { return queue.remaining() == 0; }));
   running.stop();
@@ -356,12 +373,13 @@ TEST(ListenerContainer, NeverAsksForMoreThanTenPerReceive) {
 }
 
 TEST(ListenerContainer, TenAcksLeaveAsOneBatch) {
+  event::EventLoop loop;
   FakeQueue queue;
   for (int i = 0; i < 10; ++i) queue.send("m");
   auto config = fast_config();
-  config.workers = 10;
+  config.max_in_flight = 10;
   config.flush_interval = 1h;  // only a full batch can leave before shutdown
-  ListenerContainer container(queue, always(Ack{}), config);
+  ListenerContainer container(loop, queue, always(Ack{}), config);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return queue.remaining() == 0; }));
@@ -371,6 +389,7 @@ TEST(ListenerContainer, TenAcksLeaveAsOneBatch) {
 }
 
 TEST(ListenerContainer, RetryableEntryFailureIsRetriedOnceAndSucceeds) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -386,6 +405,7 @@ TEST(ListenerContainer, RetryableEntryFailureIsRetriedOnceAndSucceeds) {
 }
 
 TEST(ListenerContainer, DeleteThatFailsTwiceIsReportedAndTheRedeliveryIsAcked) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -393,10 +413,10 @@ TEST(ListenerContainer, DeleteThatFailsTwiceIsReportedAndTheRedeliveryIsAcked) {
   const auto id = queue.send("m");
   std::atomic<int> calls{0};
   ListenerContainer container(
-      faulty,
-      [&](const Message&, LeaseHeartbeat&) -> Disposition {
+      loop, faulty,
+      [&](const Message&, LeaseHeartbeat&) -> Task<Disposition> {
         ++calls;
-        return Ack{};
+        co_return Ack{};
       },
       fast_config(), &observer);
   Running running(container);
@@ -411,6 +431,7 @@ TEST(ListenerContainer, DeleteThatFailsTwiceIsReportedAndTheRedeliveryIsAcked) {
 }
 
 TEST(ListenerContainer, PermanentEntryFailureIsReportedWithoutRetry) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -418,7 +439,7 @@ TEST(ListenerContainer, PermanentEntryFailureIsReportedWithoutRetry) {
       1, {.error_class = ErrorClass::Permanent, .code = "ReceiptHandleIsInvalid"});
   queue.send("m");
   auto config = fast_config();
-  ListenerContainer container(faulty, always(Ack{}), config, &observer);
+  ListenerContainer container(loop, faulty, always(Ack{}), config, &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return !observer.entry_failures().empty(); }));
@@ -428,6 +449,7 @@ TEST(ListenerContainer, PermanentEntryFailureIsReportedWithoutRetry) {
 }
 
 TEST(ListenerContainer, SameMessageTwiceInOneReceiveIsHandledByPosition) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   queue.duplicate_next_delivery();
@@ -437,11 +459,11 @@ TEST(ListenerContainer, SameMessageTwiceInOneReceiveIsHandledByPosition) {
   std::mutex mutex;
   std::vector<std::string> handles;
   ListenerContainer container(
-      queue,
-      [&](const Message& message, LeaseHeartbeat&) -> Disposition {
+      loop, queue,
+      [&](const Message& message, LeaseHeartbeat&) -> Task<Disposition> {
         std::lock_guard lock(mutex);
         handles.push_back(message.receipt_handle);
-        return Ack{};
+        co_return Ack{};
       },
       config, &observer);
   Running running(container);
@@ -472,21 +494,24 @@ std::vector<std::chrono::steady_clock::duration> heartbeat_one_delivery(
   config.wait_time = 1s;
   std::atomic<std::size_t> extends{0};
   std::vector<std::chrono::steady_clock::duration> at;
+  event::EventLoop loop;
   ListenerContainer container(
-      queue,
-      [&](const Message&, LeaseHeartbeat& heartbeat) -> Disposition {
+      loop, queue,
+      [&](const Message&, LeaseHeartbeat& heartbeat) -> Task<Disposition> {
         const auto start = std::chrono::steady_clock::now();
         heartbeat.start(
-            [&] {
+            [&]() -> Task<ClaimExtension> {
               at.push_back(std::chrono::steady_clock::now() - start);
               const std::size_t n = extends++;
-              return n < answers.size() ? answers[n] : ClaimExtension::Lost;
+              co_return n < answers.size() ? answers[n] : ClaimExtension::Lost;
             },
             lease);
-        EXPECT_TRUE(eventually([&] { return extends.load() >= answers.size(); }));
-        std::this_thread::sleep_for(linger);
-        heartbeat.stop();
-        return Ack{};
+        const bool all_answered =
+            co_await eventually_on(loop, [&] { return extends.load() >= answers.size(); });
+        EXPECT_TRUE(all_answered);
+        co_await event::sleep_for(loop, linger);
+        co_await heartbeat.stop();
+        co_return Ack{};
       },
       config, &observer);
   Running running(container);
@@ -496,6 +521,7 @@ std::vector<std::chrono::steady_clock::duration> heartbeat_one_delivery(
 }
 
 TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimIsLost) {
+  event::EventLoop loop;
   // Real seconds here: the extended visibility must really keep the message hidden.
   FakeQueue queue(FakeQueue::Options{.second = 1s});
   RecordingObserver observer;
@@ -524,6 +550,7 @@ TEST(ListenerContainer, HeartbeatExtendsClaimAndVisibilityAtHalfLeaseUntilClaimI
 // A throttled extension must not end the heartbeat (the claim is still ours until its lease
 // ends): it is retried after an eighth of a lease, without touching the visibility meanwhile.
 TEST(ListenerContainer, UnansweredExtensionIsRetriedSoonAndTheHeartbeatGoesOn) {
+  event::EventLoop loop;
   FakeQueue queue(FakeQueue::Options{.second = 1s});
   RecordingObserver observer;
   const auto id = queue.send("long");
@@ -546,21 +573,23 @@ TEST(ListenerContainer, UnansweredExtensionIsRetriedSoonAndTheHeartbeatGoesOn) {
 }
 
 TEST(ListenerContainer, HandlerThatForgetsToStopItsHeartbeatIsStoppedBeforeTheAck) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   queue.send("m");
   std::atomic<int> extends{0};
   ListenerContainer container(
-      queue,
-      [&](const Message&, LeaseHeartbeat& heartbeat) -> Disposition {
+      loop, queue,
+      [&](const Message&, LeaseHeartbeat& heartbeat) -> Task<Disposition> {
         heartbeat.start(
-            [&] {
+            [&]() -> Task<ClaimExtension> {
               ++extends;
-              return ClaimExtension::Extended;
+              co_return ClaimExtension::Extended;
             },
             100ms);
-        EXPECT_TRUE(eventually([&] { return extends.load() >= 1; }));
-        return Ack{};  // no stop()
+        const bool extended = co_await eventually_on(loop, [&] { return extends.load() >= 1; });
+        EXPECT_TRUE(extended);
+        co_return Ack{};  // no stop()
       },
       fast_config(), &observer);
   Running running(container);
@@ -572,6 +601,7 @@ TEST(ListenerContainer, HandlerThatForgetsToStopItsHeartbeatIsStoppedBeforeTheAc
 }
 
 TEST(ListenerContainer, EveryReceiveErrorBacksOffExponentiallyWithJitter) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -590,6 +620,7 @@ TEST(ListenerContainer, EveryReceiveErrorBacksOffExponentiallyWithJitter) {
 }
 
 TEST(ListenerContainer, ThrottlingAndTransientReceiveErrorsBackOffToo) {
+  event::EventLoop loop;
   FakeQueue queue;
   FaultInjectingQueue faulty(queue);
   RecordingObserver observer;
@@ -600,18 +631,19 @@ TEST(ListenerContainer, ThrottlingAndTransientReceiveErrorsBackOffToo) {
   EXPECT_GE(observer.receive_errors()[0].second.count(), 2);
 }
 
-TEST(ListenerContainer, HandlerExceptionLeavesTheMessageAndKeepsTheWorker) {
+TEST(ListenerContainer, HandlerExceptionLeavesTheMessageAndTheOthersGoOn) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   const auto bad = queue.send("bad");
   const auto good = queue.send("good");
   auto config = fast_config();
-  config.workers = 1;
+  config.max_in_flight = 1;
   ListenerContainer container(
-      queue,
-      [](const Message& message, LeaseHeartbeat&) -> Disposition {
+      loop, queue,
+      [](const Message& message, LeaseHeartbeat&) -> Task<Disposition> {
         if (message.body == "bad") throw std::runtime_error("broken invariant");
-        return Ack{};
+        co_return Ack{};
       },
       config, &observer);
   Running running(container);
@@ -627,49 +659,54 @@ class ThrowingQueue final : public ForwardingQueue {
  public:
   using ForwardingQueue::ForwardingQueue;
   bool throw_on_receive = false;
-  std::expected<std::vector<Message>, Error> receive(int max_messages,
-                                                     std::chrono::seconds wait) override {
+  Task<Received> receive(int max_messages, std::chrono::seconds wait,
+                         std::stop_token stop) override {
     if (throw_on_receive) throw std::runtime_error("reply decoder bug");
-    return ForwardingQueue::receive(max_messages, wait);
+    co_return co_await ForwardingQueue::receive(max_messages, wait, std::move(stop));
   }
-  std::expected<void, Error> send_to_dlq(std::string_view, const MessageAttributes&) override {
+  Task<std::expected<void, Error>> send_to_dlq(std::string_view,
+                                               const MessageAttributes&) override {
     throw std::runtime_error("attribute encoder bug");
+    co_return std::expected<void, Error>{};
   }
 };
 
 TEST(ListenerContainer, AReceiverThatThrowsIsReportedAndStopsTheContainerRatherThanDyingSilently) {
+  event::EventLoop loop;
   FakeQueue fake;
   ThrowingQueue queue(fake);
   queue.throw_on_receive = true;
   RecordingObserver observer;
-  ListenerContainer container(queue, always(Ack{}), fast_config(), &observer);
+  ListenerContainer container(loop, queue, always(Ack{}), fast_config(), &observer);
   container.run();  // returns by itself: nobody asked it to stop
   EXPECT_EQ(observer.thread_exceptions(), std::vector<std::string>{"receiver"});
 }
 
-TEST(ListenerContainer, AnExceptionOutsideTheHandlerIsReportedAndTheWorkerCarriesOn) {
+TEST(ListenerContainer, AnExceptionOutsideTheHandlerIsReportedAndTheOthersGoOn) {
+  event::EventLoop loop;
   FakeQueue fake;
   ThrowingQueue queue(fake);
   RecordingObserver observer;
   const auto poisoned = fake.send("dead-letter me");
   const auto fine = fake.send("ack me");
   auto config = fast_config();
-  config.workers = 1;
+  config.max_in_flight = 1;
   ListenerContainer container(
-      queue,
-      [](const Message& message, LeaseHeartbeat&) -> Disposition {
-        if (message.body == "ack me") return Ack{};
-        return DeadLetter{.reason = "INVALID_MESSAGE"};
+      loop, queue,
+      [](const Message& message, LeaseHeartbeat&) -> Task<Disposition> {
+        if (message.body == "ack me") co_return Ack{};
+        co_return DeadLetter{.reason = "INVALID_MESSAGE"};
       },
       config, &observer);
   Running running(container);
-  ASSERT_TRUE(eventually([&] { return fake.deleted(fine); })) << "the one worker survived";
+  ASSERT_TRUE(eventually([&] { return fake.deleted(fine); })) << "the one slot is free again";
   running.stop();  // returns: the failed delivery no longer counts as in flight
   EXPECT_FALSE(fake.deleted(poisoned)) << "left alone, it returns after its visibility timeout";
   EXPECT_EQ(observer.thread_exceptions(), std::vector<std::string>{"worker"});
 }
 
 TEST(ListenerContainer, ShutdownFinishesInFlightReturnsUnstartedAndFlushesAcks) {
+  event::EventLoop loop;
   // One queue second = 100 ms: the receiver's 20 s long poll lasts 2 s, long enough to be in
   // progress when the stop arrives.
   FakeQueue queue(FakeQueue::Options{.second = 100ms});
@@ -677,11 +714,11 @@ TEST(ListenerContainer, ShutdownFinishesInFlightReturnsUnstartedAndFlushesAcks) 
   const auto first = queue.send("a");
   const auto second = queue.send("b");
   auto config = fast_config();
-  config.workers = 3;
+  config.max_in_flight = 3;
   config.flush_interval = 1h;  // acks leave only with the shutdown flush
-  std::counting_semaphore<10> release(0);
+  LoopGate release(loop);
   std::atomic<int> started{0};
-  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  ListenerContainer container(loop, queue, ack_when_released(started, release), config, &observer);
   std::atomic<bool> returned{false};
   std::thread runner([&] {
     container.run();
@@ -711,14 +748,15 @@ TEST(ListenerContainer, ShutdownFinishesInFlightReturnsUnstartedAndFlushesAcks) 
 }
 
 TEST(ListenerContainer, HandlerOutlivingTheGracePeriodIsReportedAndStillAcked) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   const auto id = queue.send("slow");
   auto config = fast_config();
   config.shutdown_grace = 10ms;
-  std::binary_semaphore release(0);
+  LoopGate release(loop);
   std::atomic<int> started{0};
-  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  ListenerContainer container(loop, queue, ack_when_released(started, release), config, &observer);
   std::thread runner([&] { container.run(); });
   ASSERT_TRUE(eventually([&] { return started.load() == 1; }));
   container.request_stop();
@@ -729,10 +767,41 @@ TEST(ListenerContainer, HandlerOutlivingTheGracePeriodIsReportedAndStillAcked) {
   EXPECT_TRUE(queue.deleted(id));
 }
 
+// Deliveries are tasks of one loop: one whose handler waits (a bank that does not answer)
+// holds its own slot only, and every other delivery goes through meanwhile.
+TEST(ListenerContainer, AStalledDeliveryHoldsUpNoOther) {
+  event::EventLoop loop;
+  FakeQueue queue;
+  RecordingObserver observer;
+  const auto stalled = queue.send("stall");
+  std::vector<std::string> others;
+  for (int i = 0; i < 20; ++i) others.push_back(queue.send("go " + std::to_string(i)));
+  LoopGate gate(loop);
+  auto config = fast_config();
+  config.max_in_flight = 2;
+  ListenerContainer container(
+      loop, queue,
+      [&](const Message& message, LeaseHeartbeat&) -> Task<Disposition> {
+        if (message.body == "stall") co_await gate.pass();
+        co_return Ack{};
+      },
+      config, &observer);
+  Running running(container);
+  ASSERT_TRUE(eventually([&] {
+    return std::all_of(others.begin(), others.end(),
+                       [&](const auto& id) { return queue.deleted(id); });
+  })) << "twenty deliveries through the one slot the stalled one leaves";
+  EXPECT_FALSE(queue.deleted(stalled));
+  gate.release();
+  ASSERT_TRUE(eventually([&] { return queue.deleted(stalled); }));
+  running.stop();
+}
+
 TEST(ListenerContainer, StopBeforeRunReturnsWithoutTouchingTheQueue) {
+  event::EventLoop loop;
   FakeQueue queue;
   queue.send("m");
-  ListenerContainer container(queue, always(Ack{}), fast_config());
+  ListenerContainer container(loop, queue, always(Ack{}), fast_config());
   container.request_stop();
   container.run();
   EXPECT_EQ(queue.remaining(), 1u);

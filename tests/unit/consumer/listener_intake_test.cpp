@@ -63,7 +63,7 @@ class ScriptedGate final : public IntakeGate {
 };
 
 ListenerConfig gated(IntakeGate& gate) {
-  return ListenerConfig{.workers = 4,
+  return ListenerConfig{.max_in_flight = 4,
                         .receivers = 2,
                         .wait_time = 1s,
                         .flush_interval = 10ms,
@@ -74,19 +74,20 @@ ListenerConfig gated(IntakeGate& gate) {
 }
 
 Handler acks(std::atomic<int>& handled) {
-  return [&handled](const Message&, LeaseHeartbeat&) -> Disposition {
+  return [&handled](const Message&, LeaseHeartbeat&) -> Task<Disposition> {
     ++handled;
-    return Ack{};
+    co_return Ack{};
   };
 }
 
 TEST(ListenerIntake, APausedGateMeansNoReceiveAtAll) {
+  event::EventLoop loop;
   FakeQueue queue;
   for (int i = 0; i < 5; ++i) queue.send("m");
   ScriptedGate gate;
   gate.set(ScriptedGate::Mode::Paused);
   std::atomic<int> handled{0};
-  ListenerContainer container(queue, acks(handled), gated(gate));
+  ListenerContainer container(loop, queue, acks(handled), gated(gate));
   Running running(container);
   ASSERT_TRUE(eventually([&] { return gate.consulted() >= 20; }));  // it kept looking
   EXPECT_TRUE(queue.receive_requests().empty());
@@ -96,12 +97,13 @@ TEST(ListenerIntake, APausedGateMeansNoReceiveAtAll) {
 }
 
 TEST(ListenerIntake, AProbeReceivesExactlyOneMessage) {
+  event::EventLoop loop;
   FakeQueue queue;
   for (int i = 0; i < 5; ++i) queue.send("m");
   ScriptedGate gate;
   gate.set(ScriptedGate::Mode::ProbeOnce);
   std::atomic<int> handled{0};
-  ListenerContainer container(queue, acks(handled), gated(gate));
+  ListenerContainer container(loop, queue, acks(handled), gated(gate));
   Running running(container);
   ASSERT_TRUE(eventually([&] { return handled.load() == 1; }));
   ASSERT_TRUE(eventually([&] { return gate.consulted() >= 20; }));
@@ -112,12 +114,13 @@ TEST(ListenerIntake, AProbeReceivesExactlyOneMessage) {
 }
 
 TEST(ListenerIntake, OpeningTheGateResumesFullReceives) {
+  event::EventLoop loop;
   FakeQueue queue;
   for (int i = 0; i < 8; ++i) queue.send("m");
   ScriptedGate gate;
   gate.set(ScriptedGate::Mode::Paused);
   std::atomic<int> handled{0};
-  ListenerContainer container(queue, acks(handled), gated(gate));
+  ListenerContainer container(loop, queue, acks(handled), gated(gate));
   Running running(container);
   ASSERT_TRUE(eventually([&] { return gate.consulted() >= 5; }));
   gate.set(ScriptedGate::Mode::Open);
@@ -129,12 +132,13 @@ TEST(ListenerIntake, OpeningTheGateResumesFullReceives) {
 }
 
 TEST(ListenerIntake, StopWhilePausedReturnsPromptly) {
+  event::EventLoop loop;
   FakeQueue queue;
   ScriptedGate gate;
   gate.set(ScriptedGate::Mode::Paused);
   std::atomic<int> handled{0};
   RecordingObserver observer;
-  ListenerContainer container(queue, acks(handled), gated(gate), &observer);
+  ListenerContainer container(loop, queue, acks(handled), gated(gate), &observer);
   Running running(container);
   ASSERT_TRUE(eventually([&] { return gate.consulted() >= 2; }));
   running.stop();  // must not hang on the paused receivers

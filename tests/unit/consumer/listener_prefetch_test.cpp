@@ -1,14 +1,12 @@
-// The listener container's prefetch buffer and its stop path: full batches while every worker
+// The listener container's prefetch buffer and its stop path: full batches while every slot
 // is busy, prefetched messages too old to start handed back, a long poll let answer for its
 // drain and then cut short by a stop, and everything received but unstarted handed back on
 // shutdown.
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
-#include <semaphore>
 
+#include "consumer/forwarding_queue.hpp"
 #include "consumer/listener_container.hpp"
 #include "testing/fake_queue.hpp"
 #include "testing/listener_support.hpp"
@@ -20,11 +18,12 @@ using namespace std::chrono_literals;
 using testing::ack_when_released;
 using testing::eventually;
 using testing::FakeQueue;
+using testing::LoopGate;
 using testing::RecordingObserver;
 using testing::Running;
 
-ListenerConfig prefetching(std::size_t workers, std::size_t prefetch) {
-  return ListenerConfig{.workers = workers,
+ListenerConfig prefetching(std::size_t max_in_flight, std::size_t prefetch) {
+  return ListenerConfig{.max_in_flight = max_in_flight,
                         .prefetch = prefetch,
                         .wait_time = 20s,
                         .flush_interval = 20ms,
@@ -33,19 +32,20 @@ ListenerConfig prefetching(std::size_t workers, std::size_t prefetch) {
                         .seed = 42};
 }
 
-TEST(ListenerPrefetch, BusyWorkersAreFedWholeBatches) {
+TEST(ListenerPrefetch, BusySlotsAreFedWholeBatches) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   for (int i = 0; i < 30; ++i) queue.send("m");
-  std::counting_semaphore<100> release(0);
+  LoopGate release(loop);
   std::atomic<int> started{0};
-  ListenerContainer container(queue, ack_when_released(started, release), prefetching(3, 10),
+  ListenerContainer container(loop, queue, ack_when_released(started, release), prefetching(3, 10),
                               &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return started.load() == 3; }));
   EXPECT_EQ(queue.receive_requests(), std::vector<int>{10});
-  // Freeing fewer slots than a batch while every worker stays busy must not trigger a poll.
+  // Freeing fewer slots than a batch while every slot stays busy must not trigger a poll.
   release.release(5);
   ASSERT_TRUE(eventually([&] { return started.load() == 8; }));
   EXPECT_EQ(queue.receive_requests(), std::vector<int>{10});
@@ -56,32 +56,33 @@ TEST(ListenerPrefetch, BusyWorkersAreFedWholeBatches) {
   EXPECT_LE(observer.max_in_flight(), 3u);
   const auto asked = queue.receive_requests();
   ASSERT_GE(asked.size(), 3u);
-  for (int n : asked) EXPECT_EQ(n, 10) << "never a receive for a single freed worker";
+  for (int n : asked) EXPECT_EQ(n, 10) << "never a receive for a single freed slot";
 }
 
 TEST(ListenerPrefetch, APrefetchWithoutAnAgeToKeepMessagesIsRefused) {
+  event::EventLoop loop;
   FakeQueue queue;
   auto config = prefetching(4, 10);
   config.prefetch_max_age = 0ms;  // every prefetched message would be handed back unstarted
-  EXPECT_THROW(ListenerContainer(
-                   queue, [](const Message&, LeaseHeartbeat&) { return Ack{}; }, config),
+  EXPECT_THROW(ListenerContainer(loop, queue, testing::always(Ack{}), config),
                std::invalid_argument);
 }
 
 TEST(ListenerPrefetch, APrefetchedMessageTooOldToStartIsHandedBack) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   const auto first = queue.send("first");
   const auto second = queue.send("second");
   auto config = prefetching(1, 10);
   config.prefetch_max_age = 50ms;
-  std::counting_semaphore<10> release(0);
+  LoopGate release(loop);
   std::atomic<int> started{0};
-  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  ListenerContainer container(loop, queue, ack_when_released(started, release), config, &observer);
   Running running(container);
 
   ASSERT_TRUE(eventually([&] { return started.load() == 1; }));
-  // The second message waits in the buffer behind the busy worker until it is too old; only
+  // The second message waits in the buffer behind the busy slot until it is too old; only
   // time passing can make it so.
   std::this_thread::sleep_for(100ms);
   release.release(10);
@@ -96,62 +97,47 @@ TEST(ListenerPrefetch, APrefetchedMessageTooOldToStartIsHandedBack) {
 }
 
 // A queue whose long poll ends when the container's stop cuts it short, or when the test
-// answers it (as SQS does when a message arrives) from the fake's messages.
-class EndlessPollQueue final : public QueuePort {
+// answers it (as SQS does when a message arrives) from the fake's messages. The poll waits on
+// the container's loop; answer() comes from the test's thread.
+class EndlessPollQueue final : public ForwardingQueue {
  public:
-  explicit EndlessPollQueue(FakeQueue& fake) : fake_(fake) {}
-  std::expected<std::vector<Message>, Error> receive(int, std::chrono::seconds) override {
-    ADD_FAILURE() << "the container must use the stoppable receive";
-    return std::vector<Message>{};
-  }
-  std::expected<std::vector<Message>, Error> receive_stoppable(int max_messages,
-                                                               std::chrono::seconds,
-                                                               std::stop_token stop) override {
-    std::unique_lock lock(mutex_);
+  EndlessPollQueue(FakeQueue& fake, event::EventLoop& loop)
+      : ForwardingQueue(fake), loop_(loop), answer_(loop) {}
+  Task<Received> receive(int max_messages, std::chrono::seconds, std::stop_token stop) override {
     ++polls;
-    if (answer_.wait(lock, stop, [this] { return answered_; })) {
-      return fake_.receive(max_messages, std::chrono::seconds{0});
+    while (!answered_) {
+      const event::Wake wake = co_await answer_.wait(std::nullopt, stop);
+      if (wake == event::Wake::Stopped) {
+        ++cut_short;
+        co_return std::vector<Message>{};
+      }
     }
-    ++cut_short;
-    return std::vector<Message>{};
+    co_return co_await ForwardingQueue::receive(max_messages, std::chrono::seconds{0}, {});
   }
   void answer() {
-    {
-      std::lock_guard lock(mutex_);
+    loop_.post([this] {
       answered_ = true;
-    }
-    answer_.notify_all();
-  }
-  std::expected<BatchResult, Error> delete_batch(std::span<const DeleteEntry> entries) override {
-    return fake_.delete_batch(entries);
-  }
-  std::expected<BatchResult, Error> change_visibility_batch(
-      std::span<const VisibilityEntry> entries) override {
-    return fake_.change_visibility_batch(entries);
-  }
-  std::expected<void, Error> send_to_dlq(std::string_view body,
-                                         const MessageAttributes& attributes) override {
-    return fake_.send_to_dlq(body, attributes);
+      answer_.notify_all();
+    });
   }
 
   std::atomic<int> polls{0};
   std::atomic<int> cut_short{0};
 
  private:
-  FakeQueue& fake_;
-  std::mutex mutex_;
-  std::condition_variable_any answer_;
+  event::EventLoop& loop_;
+  event::WaitQueue answer_;
   bool answered_ = false;
 };
 
 TEST(ListenerPrefetch, StopCutsTheLongPollInProgressShortAfterItsDrain) {
+  event::EventLoop loop;
   FakeQueue fake;
-  EndlessPollQueue queue(fake);
+  EndlessPollQueue queue(fake, loop);
   auto config = prefetching(4, 10);
   config.receivers = 2;
   config.poll_drain = 10ms;
-  ListenerContainer container(
-      queue, [](const Message&, LeaseHeartbeat&) { return Ack{}; }, config);
+  ListenerContainer container(loop, queue, testing::always(Ack{}), config);
   std::atomic<bool> returned{false};
   std::thread runner([&] {
     container.run();
@@ -168,17 +154,18 @@ TEST(ListenerPrefetch, StopCutsTheLongPollInProgressShortAfterItsDrain) {
 // SQS chose a message for the poll just as the stop came (issue 23): cutting the poll at once
 // would leave it invisible, received by nobody, for the visibility timeout.
 TEST(ListenerPrefetch, APollAnsweredDuringTheStopIsHandedBackNotStranded) {
+  event::EventLoop loop;
   FakeQueue fake;
   RecordingObserver observer;
-  EndlessPollQueue queue(fake);
+  EndlessPollQueue queue(fake, loop);
   auto config = prefetching(4, 0);
   config.poll_drain = 1h;  // the answer below comes well within it
   std::atomic<int> started{0};
   ListenerContainer container(
-      queue,
-      [&](const Message&, LeaseHeartbeat&) {
+      loop, queue,
+      [&](const Message&, LeaseHeartbeat&) -> Task<Disposition> {
         ++started;
-        return Ack{};
+        co_return Ack{};
       },
       config, &observer);
   std::thread runner([&] { container.run(); });
@@ -198,6 +185,7 @@ TEST(ListenerPrefetch, APollAnsweredDuringTheStopIsHandedBackNotStranded) {
 }
 
 TEST(ListenerPrefetch, ShutdownFinishesInFlightAndHandsBackEveryPrefetchedMessage) {
+  event::EventLoop loop;
   FakeQueue queue;
   RecordingObserver observer;
   const auto first = queue.send("a");
@@ -205,9 +193,9 @@ TEST(ListenerPrefetch, ShutdownFinishesInFlightAndHandsBackEveryPrefetchedMessag
   const auto third = queue.send("c");
   auto config = prefetching(1, 10);
   config.flush_interval = 1h;  // acks leave only with the shutdown flush
-  std::counting_semaphore<10> release(0);
+  LoopGate release(loop);
   std::atomic<int> started{0};
-  ListenerContainer container(queue, ack_when_released(started, release), config, &observer);
+  ListenerContainer container(loop, queue, ack_when_released(started, release), config, &observer);
   std::thread runner([&] { container.run(); });
 
   ASSERT_TRUE(eventually([&] { return started.load() == 1; }));

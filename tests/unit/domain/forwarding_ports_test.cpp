@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "event/run_blocking.hpp"
 #include "testing/fakes.hpp"
 
 namespace ic::domain {
@@ -16,8 +17,8 @@ using testing::make_charge;
 TEST(ForwardingDebitPort, ForwardsEachDebitAndTheBanksAnswer) {
   FakeBank bank;
   ForwardingDebitPort port(bank);
-  const DebitResult first = port.debit(make_charge(), "key-1");
-  const DebitResult replay = port.debit(make_charge(), "key-1");
+  const DebitResult first = event::run_blocking(port.debit(make_charge(), "key-1"));
+  const DebitResult replay = event::run_blocking(port.debit(make_charge(), "key-1"));
   ASSERT_TRUE(std::holds_alternative<Debited>(first));
   ASSERT_TRUE(std::holds_alternative<Debited>(replay));
   EXPECT_EQ(std::get<Debited>(first).debit_ref, "DBT-key-1");
@@ -30,11 +31,11 @@ TEST(ForwardingDebitPort, ForwardsEachDebitAndTheBanksAnswer) {
 TEST(ForwardingNotificationPort, ForwardsEachNotificationAndItsAnswer) {
   FakeNotifier notifier;
   ForwardingNotificationPort port(notifier);
-  EXPECT_TRUE(
-      std::holds_alternative<NotificationSent>(port.notify(make_charge(), "DBT-1", "key-1")));
+  EXPECT_TRUE(std::holds_alternative<NotificationSent>(
+      event::run_blocking(port.notify(make_charge(), "DBT-1", "key-1"))));
   notifier.fail_all();
-  EXPECT_TRUE(
-      std::holds_alternative<NotificationFailed>(port.notify(make_charge(), "DBT-1", "key-2")));
+  EXPECT_TRUE(std::holds_alternative<NotificationFailed>(
+      event::run_blocking(port.notify(make_charge(), "DBT-1", "key-2"))));
   EXPECT_EQ(notifier.keys(), (std::vector<std::string>{"key-1", "key-2"}));
   EXPECT_EQ(&port.target(), &notifier);
 }

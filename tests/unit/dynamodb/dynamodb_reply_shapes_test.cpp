@@ -5,6 +5,7 @@
 
 #include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/dynamodb/table_provisioner.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/no_sleep.hpp"
 #include "testing/scripted_transport.hpp"
 #include "testing/static_credentials.hpp"
@@ -51,7 +52,7 @@ const idempotency::ClaimRequest kClaim{
 TEST(DynamoDbReplyShapes, AClaimAnsweredWithJsonThatIsNotAnObjectIsAmbiguousNotThrown) {
   for (const char* body : {"[]", R"("x")", "1", "null", "true"}) {
     Wiring wiring(answering(body));
-    const auto claim = wiring.store.claim(kClaim);
+    const auto claim = event::run_blocking(wiring.store.claim(kClaim));
     ASSERT_FALSE(claim) << body;
     EXPECT_EQ(claim.error().code, "MalformedResponse") << body;
     EXPECT_TRUE(claim.error().ambiguous) << body;
@@ -62,7 +63,7 @@ TEST(DynamoDbReplyShapes, AClaimAnsweredWithJsonThatIsNotAnObjectIsAmbiguousNotT
 TEST(DynamoDbReplyShapes, AClaimWhoseAttributesAreUnreadableIsAmbiguous) {
   for (const char* body : {R"({"Attributes":"x"})", R"({"Attributes":[1]})", "{}"}) {
     Wiring wiring(answering(body, 1));
-    const auto claim = wiring.store.claim(kClaim);
+    const auto claim = event::run_blocking(wiring.store.claim(kClaim));
     ASSERT_FALSE(claim) << body;
     EXPECT_EQ(claim.error().code, "MalformedResponse") << body;
     EXPECT_TRUE(claim.error().ambiguous) << body;
@@ -72,14 +73,18 @@ TEST(DynamoDbReplyShapes, AClaimWhoseAttributesAreUnreadableIsAmbiguous) {
 TEST(DynamoDbReplyShapes, EveryOtherStoreCallAnswersAnErrorValue) {
   for (const char* body : {"[]", "1", "null"}) {
     Wiring wiring(answering(body, 30));
-    EXPECT_FALSE(wiring.store.get("CHG-1")) << body;
-    EXPECT_FALSE(wiring.store.complete("CHG-1", "t", {.status = "DEBITED"}, {})) << body;
-    EXPECT_FALSE(wiring.store.fail("CHG-1", "t", {.status = "FAILED", .reason = "R"}, {})) << body;
-    EXPECT_FALSE(wiring.store.extend("CHG-1", "t", {})) << body;
-    EXPECT_FALSE(wiring.store.release("CHG-1", "t")) << body;
+    EXPECT_FALSE(event::run_blocking(wiring.store.get("CHG-1"))) << body;
+    EXPECT_FALSE(
+        event::run_blocking(wiring.store.complete("CHG-1", "t", {.status = "DEBITED"}, {})))
+        << body;
+    EXPECT_FALSE(event::run_blocking(
+        wiring.store.fail("CHG-1", "t", {.status = "FAILED", .reason = "R"}, {})))
+        << body;
+    EXPECT_FALSE(event::run_blocking(wiring.store.extend("CHG-1", "t", {}))) << body;
+    EXPECT_FALSE(event::run_blocking(wiring.store.release("CHG-1", "t"))) << body;
   }
   Wiring odd_item(answering(R"({"Item":[1]})", 1));
-  EXPECT_FALSE(odd_item.store.get("CHG-1"));
+  EXPECT_FALSE(event::run_blocking(odd_item.store.get("CHG-1")));
 }
 
 TEST(DynamoDbReplyShapes, ProvisioningReadsOddShapesAsAnUnknownStatus) {

@@ -18,19 +18,19 @@ namespace {
 using namespace std::chrono_literals;
 
 // Answers each request with the next scripted (status, body) and records the operations.
-class ScriptedDynamoDb final : public http::HttpTransport {
+class ScriptedDynamoDb final : public http::AsyncHttpTransport {
  public:
   explicit ScriptedDynamoDb(std::deque<std::pair<long, std::string>> script)
       : script_(std::move(script)) {}
-  std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
-                                                               const http::HttpTimeouts&) override {
+  Task<http::HttpResult> send(const http::HttpRequest& request,
+                              const http::HttpTimeouts&) override {
     for (const auto& [name, value] : request.headers) {
       if (name == "x-amz-target") operations.push_back(value.substr(value.find('.') + 1));
     }
     bodies.push_back(request.body);
     auto [status, body] = script_.front();
     script_.pop_front();
-    return http::HttpResponse{.status = status, .headers = {}, .body = body};
+    co_return http::HttpResponse{.status = status, .headers = {}, .body = body};
   }
   std::vector<std::string> operations;
   std::vector<std::string> bodies;

@@ -1,15 +1,21 @@
-// CurlHttpTransport against local servers on 127.0.0.1: replies, keep-alive reuse, and the
-// classification of each failure (refused, timed out before/after sending, interrupted).
+// CurlTransport against local servers on 127.0.0.1, through BlockingTransport (a loop of the
+// test's thread) and directly on a loop: replies, keep-alive reuse, the classification of each
+// failure (refused, timed out before/after sending, interrupted), cancellation, and many
+// transfers of one loop at once, a stalled one holding up none of the others.
 #include "http/curl_transport.hpp"
 
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <stop_token>
 #include <thread>
 
+#include "event/event_loop.hpp"
+#include "event/wait_queue.hpp"
 #include "testing/bound_socket.hpp"
 #include "testing/local_http_server.hpp"
 
@@ -48,7 +54,7 @@ class ClientPortServer {
   LocalHttpServer server_;  // last: its threads stop before the members they use go
 };
 
-TEST(CurlHttpTransport, PostsBodyAndParsesStatusHeadersAndBody) {
+TEST(CurlTransport, PostsBodyAndParsesStatusHeadersAndBody) {
   LocalHttpServer server([](LocalHttpServer::Routes& s) {
     s.Post("/echo", [](const httplib::Request& request, httplib::Response& response) {
       response.status = 201;
@@ -58,7 +64,8 @@ TEST(CurlHttpTransport, PostsBodyAndParsesStatusHeadersAndBody) {
                            "text/plain");
     });
   });
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   const auto reply = transport.send({.method = "POST",
                                      .url = server.url("/echo"),
                                      .headers = {{"content-type", "application/x-amz-json-1.0"},
@@ -73,9 +80,10 @@ TEST(CurlHttpTransport, PostsBodyAndParsesStatusHeadersAndBody) {
   ASSERT_NE(reply->header("content-type"), nullptr);
 }
 
-TEST(CurlHttpTransport, ReusesOneConnectionPerThread) {
+TEST(CurlTransport, ReusesOneConnectionOnOneThread) {
   ClientPortServer server;
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   for (int i = 0; i < 3; ++i) {
     ASSERT_TRUE(transport.send({.method = "GET", .url = server.url("/who")}, kQuick));
   }
@@ -89,14 +97,15 @@ TEST(CurlHttpTransport, ReusesOneConnectionPerThread) {
   EXPECT_NE(client_ports[3], client_ports[0]);  // another thread, another handle
 }
 
-TEST(CurlHttpTransport, ErrorStatusIsAReplyNotATransportFailure) {
+TEST(CurlTransport, ErrorStatusIsAReplyNotATransportFailure) {
   LocalHttpServer server([](LocalHttpServer::Routes& s) {
     s.Post("/", [](const httplib::Request&, httplib::Response& response) {
       response.status = 503;
       response.set_content("busy", "text/plain");
     });
   });
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   const auto reply =
       transport.send({.method = "POST", .url = server.url("/"), .body = "x"}, kQuick);
   ASSERT_TRUE(reply);
@@ -104,9 +113,10 @@ TEST(CurlHttpTransport, ErrorStatusIsAReplyNotATransportFailure) {
   EXPECT_EQ(reply->body, "busy");
 }
 
-TEST(CurlHttpTransport, RefusedConnectionIsCouldNotConnect) {
+TEST(CurlTransport, RefusedConnectionIsCouldNotConnect) {
   BoundSocket bound_not_listening;
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   const auto reply =
       transport.send({.method = "POST", .url = bound_not_listening.url("/"), .body = "x"}, kQuick);
   ASSERT_FALSE(reply);
@@ -114,14 +124,15 @@ TEST(CurlHttpTransport, RefusedConnectionIsCouldNotConnect) {
   EXPECT_FALSE(reply.error().ambiguous());
 }
 
-TEST(CurlHttpTransport, SlowServerIsTimeoutAfterSend) {
+TEST(CurlTransport, SlowServerIsTimeoutAfterSend) {
   LocalHttpServer server([](LocalHttpServer::Routes& s) {
     s.Post("/slow", [](const httplib::Request&, httplib::Response& response) {
       std::this_thread::sleep_for(1500ms);
       response.set_content("late", "text/plain");
     });
   });
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   const auto reply = transport.send(
       {.method = "POST", .url = server.url("/slow"), .body = std::string(100000, 'x')},
       {.connect = 1000ms, .total = 300ms});
@@ -130,11 +141,12 @@ TEST(CurlHttpTransport, SlowServerIsTimeoutAfterSend) {
   EXPECT_TRUE(reply.error().ambiguous());
 }
 
-TEST(CurlHttpTransport, FullAcceptQueueIsTimeoutBeforeSend) {
+TEST(CurlTransport, FullAcceptQueueIsTimeoutBeforeSend) {
   // Linux drops SYNs while a listener's accept queue is full, so connect() cannot finish.
   BoundSocket listener;
   ASSERT_EQ(::listen(listener.fd(), 0), 0);
-  CurlHttpTransport filler_transport;
+  CurlTransport filler_curl;
+  BlockingTransport filler_transport(filler_curl);
   for (int i = 0; i < 3; ++i) {
     // Each filler completes the handshake and then waits for a reply that never comes.
     std::thread([&] {
@@ -142,7 +154,8 @@ TEST(CurlHttpTransport, FullAcceptQueueIsTimeoutBeforeSend) {
                                   {.connect = 200ms, .total = 200ms});
     }).join();
   }
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   const auto reply = transport.send({.method = "POST", .url = listener.url("/"), .body = "x"},
                                     {.connect = 300ms, .total = 2000ms});
   ASSERT_FALSE(reply);
@@ -150,7 +163,7 @@ TEST(CurlHttpTransport, FullAcceptQueueIsTimeoutBeforeSend) {
   EXPECT_FALSE(reply.error().ambiguous());
 }
 
-TEST(CurlHttpTransport, ConnectionClosedAfterRequestIsInterrupted) {
+TEST(CurlTransport, ConnectionClosedAfterRequestIsInterrupted) {
   BoundSocket listener;
   ASSERT_EQ(::listen(listener.fd(), 4), 0);
   std::thread hang_up([&] {
@@ -164,7 +177,8 @@ TEST(CurlHttpTransport, ConnectionClosedAfterRequestIsInterrupted) {
     }
     ::close(connection);
   });
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   const auto reply =
       transport.send({.method = "POST", .url = listener.url("/"), .body = "body"}, kQuick);
   hang_up.join();
@@ -173,9 +187,10 @@ TEST(CurlHttpTransport, ConnectionClosedAfterRequestIsInterrupted) {
   EXPECT_TRUE(reply.error().ambiguous());
 }
 
-TEST(CurlHttpTransport, CancellableTransferAnswersAndKeepsItsConnection) {
+TEST(CurlTransport, CancellableTransferAnswersAndKeepsItsConnection) {
   ClientPortServer server;
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   std::stop_source never_stopped;
   for (int i = 0; i < 2; ++i) {
     const auto reply = transport.send(
@@ -188,7 +203,7 @@ TEST(CurlHttpTransport, CancellableTransferAnswersAndKeepsItsConnection) {
   EXPECT_EQ(client_ports[0], client_ports[1]);
 }
 
-TEST(CurlHttpTransport, StopEndsATransferThatIsWaitingForItsAnswer) {
+TEST(CurlTransport, StopEndsATransferThatIsWaitingForItsAnswer) {
   BoundSocket listener;
   ASSERT_EQ(::listen(listener.fd(), 4), 0);
   std::stop_source stop;
@@ -205,7 +220,8 @@ TEST(CurlHttpTransport, StopEndsATransferThatIsWaitingForItsAnswer) {
     (void)::recv(connection, buffer, sizeof buffer, 0);  // until the client gives up
     ::close(connection);
   });
-  CurlHttpTransport transport;
+  CurlTransport curl;
+  BlockingTransport transport(curl);
   const auto reply = transport.send(
       {.method = "POST", .url = listener.url("/"), .body = "body", .cancel = stop.get_token()},
       {.connect = 1000ms, .total = 60000ms});
@@ -214,6 +230,93 @@ TEST(CurlHttpTransport, StopEndsATransferThatIsWaitingForItsAnswer) {
   EXPECT_EQ(reply.error().failure, TransportFailure::Interrupted)
       << "cut short by the stop, not by the 60 s timeout: " << reply.error().detail;
   EXPECT_TRUE(reply.error().ambiguous()) << "the request had been sent";
+}
+
+// Sends `count` GETs of `path` on one loop at once and returns their replies in order.
+std::vector<HttpResult> send_all_at_once(AsyncHttpTransport& transport, const std::string& url,
+                                         int count, const HttpTimeouts& timeouts) {
+  event::EventLoop loop;
+  std::vector<HttpResult> replies(static_cast<std::size_t>(count));
+  int finished = 0;
+  auto one = [&](std::size_t i) -> Task<void> {
+    const HttpRequest request{.method = "GET", .url = url};
+    replies[i] = co_await transport.send(request, timeouts);
+    ++finished;
+  };
+  loop.post([&] {
+    for (std::size_t i = 0; i < replies.size(); ++i) spawn(one(i));
+  });
+  loop.run_until([&] { return finished == count; });
+  return replies;
+}
+
+TEST(CurlTransport, ManyTransfersOfOneLoopRunAtOnce) {
+  // Each answer waits until all six requests have arrived: one at a time, none would finish
+  // (six: the server's pool has eight threads, each request holds one).
+  std::mutex mutex;
+  std::condition_variable all_arrived;
+  int arrived = 0;
+  constexpr int kTogether = 6;
+  LocalHttpServer server([&](LocalHttpServer::Routes& s) {
+    s.Get("/together", [&](const httplib::Request&, httplib::Response& response) {
+      std::unique_lock lock(mutex);
+      ++arrived;
+      all_arrived.notify_all();
+      all_arrived.wait_for(lock, 5s, [&] { return arrived >= kTogether; });
+      response.set_content(arrived >= kTogether ? "together" : "alone", "text/plain");
+    });
+  });
+  CurlTransport transport;
+  const auto replies = send_all_at_once(transport, server.url("/together"), kTogether,
+                                        {.connect = 1s, .total = 10s});
+  for (const auto& reply : replies) {
+    ASSERT_TRUE(reply) << reply.error().detail;
+    EXPECT_EQ(reply->body, "together");
+  }
+}
+
+TEST(CurlTransport, AStalledTransferHoldsUpNoOther) {
+  BoundSocket silent;  // accepts (the kernel's backlog) and never answers
+  ASSERT_EQ(::listen(silent.fd(), 4), 0);
+  ClientPortServer server;
+  CurlTransport transport;
+  event::EventLoop loop;
+  std::stop_source stop;
+  std::optional<HttpResult> stalled;
+  std::vector<HttpResult> quick;
+  auto stall = [&]() -> Task<void> {
+    const HttpRequest request{.method = "GET", .url = silent.url("/"), .cancel = stop.get_token()};
+    stalled = co_await transport.send(request, {.connect = 1s, .total = 60s});
+  };
+  auto answer = [&]() -> Task<void> {
+    const HttpRequest request{.method = "GET", .url = server.url("/who")};
+    quick.push_back(co_await transport.send(request, kQuick));
+    if (quick.size() == 5) stop.request_stop();  // on the loop: ends the stalled one
+  };
+  loop.post([&] {
+    spawn(stall());
+    for (int i = 0; i < 5; ++i) spawn(answer());
+  });
+  loop.run_until([&] { return stalled.has_value(); });
+  ASSERT_EQ(quick.size(), 5u) << "the stalled transfer ended before the others answered";
+  for (const auto& reply : quick) {
+    ASSERT_TRUE(reply) << reply.error().detail;
+    EXPECT_EQ(reply->body, "ok");
+  }
+  ASSERT_FALSE(*stalled);
+  EXPECT_EQ(stalled->error().failure, TransportFailure::Interrupted) << stalled->error().detail;
+}
+
+TEST(CurlTransport, WithoutALoopItAnswersAnErrorNotACrash) {
+  CurlTransport transport;
+  const HttpRequest request{.method = "GET", .url = "http://127.0.0.1:1/"};
+  std::optional<HttpResult> reply;
+  auto sender = [&]() -> Task<void> { reply = co_await transport.send(request, kQuick); };
+  spawn(sender());
+  ASSERT_TRUE(reply.has_value());
+  ASSERT_FALSE(*reply);
+  EXPECT_EQ(reply->error().failure, TransportFailure::CouldNotConnect);
+  EXPECT_EQ(reply->error().detail, "no event loop runs on this thread");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "event/run_blocking.hpp"
 #include "testing/in_memory_store.hpp"
 
 namespace ic::idempotency {
@@ -35,7 +36,7 @@ struct Belief {
 };
 
 std::optional<ClaimRecord> snapshot(IdempotencyStore& store, std::string_view key) {
-  auto record = store.get(key);
+  auto record = event::run_blocking(store.get(key));
   RC_ASSERT(record.has_value());
   return *record;
 }
@@ -84,12 +85,13 @@ RC_GTEST_PROP(StoreProperty, RandomInterleavingsKeepTheClaimInvariants, ()) {
         const std::string claim_token = step.op == Op::RetryClaim && held != beliefs.end()
                                             ? token
                                             : "t" + std::to_string(++next_token);
-        auto result = store.claim({.key = key,
-                                   .payload_hash = step.other_payload ? "h2" : "h1",
-                                   .token = claim_token,
-                                   .owner = std::to_string(step.worker),
-                                   .now = now,
-                                   .lease = kLease});
+        auto result =
+            event::run_blocking(store.claim({.key = key,
+                                             .payload_hash = step.other_payload ? "h2" : "h1",
+                                             .token = claim_token,
+                                             .owner = std::to_string(step.worker),
+                                             .now = now,
+                                             .lease = kLease}));
         RC_ASSERT(result.has_value());
         if (result->outcome == ClaimOutcome::Acquired) {
           RC_ASSERT(!before || !before->is_final());
@@ -99,16 +101,16 @@ RC_GTEST_PROP(StoreProperty, RandomInterleavingsKeepTheClaimInvariants, ()) {
       }
       case Op::Complete:
       case Op::Fail: {
-        auto outcome = step.op == Op::Complete
-                           ? store.complete(key, token, {"DEBITED", "D"}, now)
-                           : store.fail(key, token, {"FAILED_PERMANENT", "X"}, now);
+        auto outcome = event::run_blocking(
+            step.op == Op::Complete ? store.complete(key, token, {"DEBITED", "D"}, now)
+                                    : store.fail(key, token, {"FAILED_PERMANENT", "X"}, now));
         RC_ASSERT(outcome.has_value());
         check_final_write(before, snapshot(store, key), *outcome, token);
         beliefs.erase({step.worker, step.key});
         break;
       }
       case Op::Extend: {
-        auto outcome = store.extend(key, token, now + kLease);
+        auto outcome = event::run_blocking(store.extend(key, token, now + kLease));
         RC_ASSERT(outcome.has_value());
         if (*outcome == WriteOutcome::Written) {
           RC_ASSERT(before && before->claim_token == token && !before->is_final());
@@ -119,7 +121,7 @@ RC_GTEST_PROP(StoreProperty, RandomInterleavingsKeepTheClaimInvariants, ()) {
         break;
       }
       case Op::Release: {
-        auto outcome = store.release(key, token);
+        auto outcome = event::run_blocking(store.release(key, token));
         RC_ASSERT(outcome.has_value());
         if (*outcome == WriteOutcome::Fenced) RC_ASSERT(before == snapshot(store, key));
         beliefs.erase({step.worker, step.key});

@@ -40,49 +40,44 @@ class ReopenableStore final : public idempotency::IdempotencyStore {
   static constexpr std::string_view kOperatorToken = "operator-reopen";
 
   bool reopen(std::string_view key, Instant now, Reopen how = Reopen::IfFailed) {
-    auto current = inner_->get(key);
+    auto current = event::run_blocking(inner_->get(key));
     if (!current || !current->has_value()) return false;
     const idempotency::ClaimRecord record = **current;
     if (how == Reopen::IfFailed && record.state != ClaimState::Failed) return false;
     auto reopened = std::make_unique<memory::InMemoryIdempotencyStore>(kRetention);
-    const auto claimed = reopened->claim({.key = record.key,
-                                          .payload_hash = record.payload_hash,
-                                          .token = std::string(kOperatorToken),
-                                          .owner = "operator",
-                                          .now = now,
-                                          .lease = Millis{1}});
+    const auto claimed = event::run_blocking(reopened->claim({.key = record.key,
+                                                              .payload_hash = record.payload_hash,
+                                                              .token = std::string(kOperatorToken),
+                                                              .owner = "operator",
+                                                              .now = now,
+                                                              .lease = Millis{1}}));
     if (!claimed || claimed->outcome != ClaimOutcome::Acquired) return false;
-    const auto released = reopened->release(record.key, kOperatorToken);
+    const auto released = event::run_blocking(reopened->release(record.key, kOperatorToken));
     if (released.value_or(WriteOutcome::Fenced) != WriteOutcome::Written) return false;
     inner_ = std::move(reopened);
     return true;
   }
 
-  std::expected<idempotency::ClaimResult, Error> claim(
-      const idempotency::ClaimRequest& request) override {
+  Task<idempotency::ClaimReply> claim(const idempotency::ClaimRequest& request) override {
     return inner_->claim(request);
   }
-  std::expected<WriteOutcome, Error> complete(std::string_view key, std::string_view token,
-                                              const idempotency::Completion& completion,
-                                              Instant now) override {
+  Task<idempotency::WriteReply> complete(std::string_view key, std::string_view token,
+                                         const idempotency::Completion& completion,
+                                         Instant now) override {
     return inner_->complete(key, token, completion, now);
   }
-  std::expected<WriteOutcome, Error> fail(std::string_view key, std::string_view token,
-                                          const idempotency::Failure& failure,
-                                          Instant now) override {
+  Task<idempotency::WriteReply> fail(std::string_view key, std::string_view token,
+                                     const idempotency::Failure& failure, Instant now) override {
     return inner_->fail(key, token, failure, now);
   }
-  std::expected<WriteOutcome, Error> extend(std::string_view key, std::string_view token,
-                                            Instant until) override {
+  Task<idempotency::WriteReply> extend(std::string_view key, std::string_view token,
+                                       Instant until) override {
     return inner_->extend(key, token, until);
   }
-  std::expected<WriteOutcome, Error> release(std::string_view key,
-                                             std::string_view token) override {
+  Task<idempotency::WriteReply> release(std::string_view key, std::string_view token) override {
     return inner_->release(key, token);
   }
-  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override {
-    return inner_->get(key);
-  }
+  Task<idempotency::ReadReply> get(std::string_view key) override { return inner_->get(key); }
 
  private:
   static constexpr std::chrono::seconds kRetention{std::chrono::hours(24 * 30)};
@@ -97,27 +92,29 @@ class ExtendedModelRegression : public ServiceFixture {
   const domain::Charge other_body = make_charge(charge.id.value(), 9'999);
 
   ClaimOutcome claim_as(const std::string& token, const Clock& at) {
-    return memory
-        .claim({.key = key,
-                .payload_hash = "hash-1",
-                .token = token,
-                .owner = token,
-                .now = at.now(),
-                .lease = kLease})
+    return event::run_blocking(memory.claim({.key = key,
+                                             .payload_hash = "hash-1",
+                                             .token = token,
+                                             .owner = token,
+                                             .now = at.now(),
+                                             .lease = kLease}))
         .value()
         .outcome;
   }
   ClaimOutcome claim_as(const std::string& token) { return claim_as(token, clock); }
   WriteOutcome extend_as(const std::string& token, const Clock& at) {
-    return memory.extend(key, token, at.now() + kLease).value();
+    return event::run_blocking(memory.extend(key, token, at.now() + kLease)).value();
   }
+  // Another worker's delivery (its own process: nothing it holds is waited for by this one's).
   static consumer::Disposition handle(application::ChargeRecoveryService& worker,
                                       const domain::Charge& c, std::string_view hash,
                                       consumer::LeaseHeartbeat& beat, int receive_count = 1) {
-    return worker.handle({.charge = c, .payload_hash = hash, .receive_count = receive_count}, beat);
+    const application::Delivery delivery{
+        .charge = c, .payload_hash = hash, .receive_count = receive_count};
+    return event::run_blocking(worker.handle(delivery, beat));
   }
   static idempotency::ClaimRecord record_of(ReopenableStore& reopenable, const std::string& k) {
-    auto r = reopenable.get(k);
+    auto r = event::run_blocking(reopenable.get(k));
     EXPECT_TRUE(r.has_value() && r->has_value()) << "no record for " << k;
     return r.has_value() && r->has_value() ? **r : idempotency::ClaimRecord{};
   }
@@ -151,13 +148,13 @@ TEST_F(ExtendedModelRegression, ExtendTrailServiceStopsTheHeartbeatOfADeposedHol
     switch (debits++) {
       case 0:  // W1 is slow and its heartbeat late: its lease runs out, m1 comes back to W0
         clock.advance(kLease + 1ms);
-        w0 = handle(service, charge, "hash-1", w0_heartbeat);
+        w0 = handle(elsewhere, charge, "hash-1", w0_heartbeat);
         break;
       case 1:  // W0 holds the claim, mid-debit, when W1's heartbeat finally fires
         w0_lease = record().lease_until;
-        w1_held = heartbeat.fire() == consumer::ClaimExtension::Extended;
+        w1_held = event::run_blocking(heartbeat.fire()) == consumer::ClaimExtension::Extended;
         EXPECT_EQ(record().lease_until, w0_lease);
-        EXPECT_EQ(w0_heartbeat.fire(), consumer::ClaimExtension::Extended)
+        EXPECT_EQ(event::run_blocking(w0_heartbeat.fire()), consumer::ClaimExtension::Extended)
             << "W0's own heartbeat still extends";
         break;
       default:
@@ -194,9 +191,9 @@ TEST_F(ExtendedModelRegression, RecheckTrailServiceNeverAcksACopyWhileTheKeyIsIn
   bool copied = false;
   bank.before_debit = [&](const domain::Charge&) {
     if (std::exchange(copied, true)) return;
-    first = deliver(charge, "hash-1", 1);
+    first = deliver_elsewhere(charge, "hash-1", 1);
     clock.advance(kLease / 4);
-    recheck = deliver(charge, "hash-1", 2);
+    recheck = deliver_elsewhere(charge, "hash-1", 2);
   };
 
   EXPECT_TRUE(is_ack(deliver(charge)));
@@ -217,7 +214,7 @@ TEST_F(ExtendedModelRegression, RecheckTrailServiceNeverAcksACopyWhileTheKeyIsIn
 TEST_F(ExtendedModelRegression, ReopenTrailStoreRefusesToReopenDone) {
   ReopenableStore reopenable;
   FaultInjectingStore faults{reopenable};
-  auto w1 = make_service(faults);
+  auto w1 = make_service(faults, elsewhere_waiter);
   faults.inject(idempotency::StoreOperation::Complete, FaultInjectingStore::Fault::LoseResponse);
   ASSERT_TRUE(is_retry(handle(w1, charge, "hash-1", heartbeat), "store_unavailable"));
 
@@ -230,7 +227,7 @@ TEST_F(ExtendedModelRegression, ReopenTrailStoreRefusesToReopenDone) {
 // The negative control: what broken:reopen_any_state does to the same history.
 TEST_F(ExtendedModelRegression, ReopenTrailAnUnconditionalReopenBreaksFinality) {
   ReopenableStore reopenable;
-  auto w1 = make_service(reopenable);
+  auto w1 = make_service(reopenable, elsewhere_waiter);
   ASSERT_TRUE(is_ack(handle(w1, charge, "hash-1", heartbeat)));
 
   ASSERT_TRUE(reopenable.reopen(key, clock.now(), ReopenableStore::Reopen::Unconditional));
@@ -245,7 +242,7 @@ TEST_F(ExtendedModelRegression, ReopenTrailAnUnconditionalReopenBreaksFinality) 
 // payload check still applies.
 TEST_F(ExtendedModelRegression, ReopenOfFailedLetsTheNextDeliveryWithTheSamePayloadClaim) {
   ReopenableStore reopenable;
-  auto worker = make_service(reopenable);
+  auto worker = make_service(reopenable, elsewhere_waiter);
   bank.script(key, {domain::DebitRejected{"INSUFFICIENT_FUNDS"}});
   ASSERT_TRUE(is_dead_letter(handle(worker, charge, "hash-1", heartbeat),
                              domain::dlq_reason::kPermanentDebitFailure));
@@ -271,7 +268,7 @@ TEST_F(ExtendedModelRegression, ReopenOfFailedLetsTheNextDeliveryWithTheSamePayl
 // no message to return. One more redrive of the DLQ copy finishes the charge.
 TEST_F(ExtendedModelRegression, ReopenStragglerLeavesTheKeyWaitingForAnotherRedrive) {
   ReopenableStore reopenable;
-  auto worker = make_service(reopenable);
+  auto worker = make_service(reopenable, elsewhere_waiter);
   bank.script(key, {domain::DebitRejected{"INSUFFICIENT_FUNDS"}});
   ASSERT_TRUE(is_dead_letter(handle(worker, other_body, "hash-2", heartbeat),
                              domain::dlq_reason::kPermanentDebitFailure));
@@ -336,8 +333,9 @@ TEST_F(ExtendedModelRegression, SkewPlusALateHeartbeatBeyondTheBoundStoreLetsAFa
 // holder's heartbeat and final write are fenced, and the bank answers the second debit call.
 TEST_F(ExtendedModelRegression, SkewBeyondTheBoundServiceStillMovesMoneyOnce) {
   const SkewedClock w0_clock(clock, kLease / 2 + 1ms);
-  auto w0_service = application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens,
-                                                       observer, {.lease = kLease, .owner = "W0"});
+  auto w0_service =
+      application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens, observer,
+                                         elsewhere_waiter, {.lease = kLease, .owner = "W0"});
   RecordingHeartbeat w0_heartbeat;
   consumer::Disposition w0 = consumer::RetryLater{};
   bool w1_held = true;
@@ -346,7 +344,7 @@ TEST_F(ExtendedModelRegression, SkewBeyondTheBoundServiceStillMovesMoneyOnce) {
     if (debits++ != 0) return;
     clock.advance(kLease / 2);  // W1's heartbeat is due, and W0 overtakes before it lands
     w0 = handle(w0_service, charge, "hash-1", w0_heartbeat);
-    w1_held = heartbeat.fire() == consumer::ClaimExtension::Extended;
+    w1_held = event::run_blocking(heartbeat.fire()) == consumer::ClaimExtension::Extended;
   };
 
   const consumer::Disposition w1 = deliver(charge);
@@ -361,8 +359,9 @@ TEST_F(ExtendedModelRegression, SkewBeyondTheBoundServiceStillMovesMoneyOnce) {
 
 TEST_F(ExtendedModelRegression, SkewAtTheBoundServiceRetriesTheCopyAndKeepsTheHolder) {
   const SkewedClock w0_clock(clock, kLease / 2);
-  auto w0_service = application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens,
-                                                       observer, {.lease = kLease, .owner = "W0"});
+  auto w0_service =
+      application::ChargeRecoveryService(store, bank, notifier, w0_clock, tokens, observer,
+                                         elsewhere_waiter, {.lease = kLease, .owner = "W0"});
   RecordingHeartbeat w0_heartbeat;
   consumer::Disposition w0 = consumer::Ack{};
   bool w1_held = false;
@@ -371,7 +370,7 @@ TEST_F(ExtendedModelRegression, SkewAtTheBoundServiceRetriesTheCopyAndKeepsTheHo
     if (std::exchange(copied, true)) return;
     clock.advance(kLease / 2);
     w0 = handle(w0_service, charge, "hash-1", w0_heartbeat);
-    w1_held = heartbeat.fire() == consumer::ClaimExtension::Extended;
+    w1_held = event::run_blocking(heartbeat.fire()) == consumer::ClaimExtension::Extended;
   };
 
   EXPECT_TRUE(is_ack(deliver(charge)));

@@ -26,18 +26,19 @@ class ModelRegression : public ServiceFixture {
   const domain::Charge other_body = make_charge(charge.id.value(), 9'999);
 
   ClaimOutcome claim_as(const std::string& token, const std::string& hash = "hash-1") {
-    return memory
-        .claim({.key = key,
-                .payload_hash = hash,
-                .token = token,
-                .owner = token,
-                .now = clock.now(),
-                .lease = kLease})
+    return event::run_blocking(memory.claim({.key = key,
+                                             .payload_hash = hash,
+                                             .token = token,
+                                             .owner = token,
+                                             .now = clock.now(),
+                                             .lease = kLease}))
         .value()
         .outcome;
   }
   WriteOutcome complete_as(const std::string& token) {
-    return memory.complete(key, token, {.status = "DEBITED", .result_ref = "DBT-1"}, clock.now())
+    return event::run_blocking(memory.complete(key, token,
+                                               {.status = "DEBITED", .result_ref = "DBT-1"},
+                                               clock.now()))
         .value();
   }
 };
@@ -68,7 +69,7 @@ TEST_F(ModelRegression, TokenFenceTrailServiceDoesNotAckAFencedCompletion) {
     // when W2's complete arrives.
     store.inject(idempotency::StoreOperation::Complete,
                  FaultInjectingStore::Fault::FailBeforeWrite);
-    w1 = deliver(charge);
+    w1 = deliver_elsewhere(charge);
   };
 
   const consumer::Disposition w2 = deliver(charge);
@@ -89,7 +90,8 @@ TEST_F(ModelRegression, TokenFenceTrailServiceDoesNotAckAFencedCompletion) {
 //   DUPLICATE_IN_PROGRESS forever and the key never becomes final.
 TEST_F(ModelRegression, LeaseArmTrailStoreLetsARedeliveryReclaimAfterACrash) {
   ASSERT_EQ(claim_as("W2"), ClaimOutcome::Acquired);
-  ASSERT_EQ(memory.extend(key, "W2", clock.now() + kLease).value(), WriteOutcome::Written);
+  ASSERT_EQ(event::run_blocking(memory.extend(key, "W2", clock.now() + kLease)).value(),
+            WriteOutcome::Written);
   // W2 crashes here.
   EXPECT_EQ(claim_as("W1"), ClaimOutcome::DuplicateInProgress);
   clock.advance(kLease + 1ms);
@@ -119,7 +121,7 @@ TEST_F(ModelRegression, LeaseArmTrailServiceFinishesTheKeyAfterTheHolderDied) {
 //   the broken store lets it claim, so the other body is debited.
 TEST_F(ModelRegression, PayloadTrailStoreRefusesAReleasedKeyToAnotherPayload) {
   ASSERT_EQ(claim_as("W2"), ClaimOutcome::Acquired);
-  ASSERT_EQ(memory.release(key, "W2").value(), WriteOutcome::Written);
+  ASSERT_EQ(event::run_blocking(memory.release(key, "W2")).value(), WriteOutcome::Written);
 
   EXPECT_EQ(claim_as("W2-m3", "hash-2"), ClaimOutcome::PayloadMismatch);
   EXPECT_EQ(record().payload_hash, "hash-1");
@@ -150,7 +152,7 @@ TEST_F(ModelRegression, AckTrailServiceLeavesTheCopyOnTheQueue) {
   consumer::Disposition copy = consumer::Ack{};
   bool copied = false;
   bank.before_debit = [&](const domain::Charge&) {
-    if (!std::exchange(copied, true)) copy = deliver(charge);
+    if (!std::exchange(copied, true)) copy = deliver_elsewhere(charge);
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
   const auto* retry = std::get_if<consumer::RetryLater>(&copy);
@@ -175,7 +177,7 @@ TEST_F(ModelRegression, LeaseBoundaryTrailServiceRetriesACopyAtTheLastInstant) {
   bank.before_debit = [&](const domain::Charge&) {
     if (std::exchange(copied, true)) return;
     clock.advance(kLease);
-    copy = deliver(charge);
+    copy = deliver_elsewhere(charge);
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_TRUE(is_retry(copy, "in_progress"));
@@ -214,7 +216,8 @@ TEST_F(ModelRegression, CrashWindowTrailServiceRetriesWithTheSameIdempotencyKey)
   bool committed = false;
   bank.before_debit = [&](const domain::Charge& c) {
     if (std::exchange(committed, true)) return;
-    ASSERT_TRUE(std::holds_alternative<domain::Debited>(bank.debit(c, c.id.value())));
+    ASSERT_TRUE(
+        std::holds_alternative<domain::Debited>(event::run_blocking(bank.debit(c, c.id.value()))));
     bank.script(key, {domain::DebitUnavailable{"timeout after commit"}});
   };
   ASSERT_TRUE(is_retry(deliver(charge), "debit_unavailable"));

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "event/run_blocking.hpp"
 #include "testing/scripted_transport.hpp"
 #include "testing/sqs_wiring.hpp"
 
@@ -11,6 +12,7 @@ namespace ic::sqs {
 namespace {
 
 using namespace std::chrono_literals;
+using event::run_blocking;
 
 constexpr std::string_view kLimit1K = R"({"Attributes":{"MaximumMessageSize":"1024"}})";
 
@@ -40,11 +42,11 @@ TEST(MessageSizeLimit, ReadsTheAttributeOnceUntilForgotten) {
   wiring.transport.answer(200, std::string(kLimit1K));
   wiring.transport.answer(200, R"({"Attributes":{"MaximumMessageSize":"2048"}})");
   MessageSizeLimit limit(wiring.sqs, "http://q/1/dlq");
-  EXPECT_EQ(limit.get(), 1024u);
-  EXPECT_EQ(limit.get(), 1024u);
+  EXPECT_EQ(run_blocking(limit.get()), 1024u);
+  EXPECT_EQ(run_blocking(limit.get()), 1024u);
   EXPECT_EQ(wiring.transport.requests().size(), 1u);
   limit.forget();
-  EXPECT_EQ(limit.get(), 2048u);
+  EXPECT_EQ(run_blocking(limit.get()), 2048u);
   EXPECT_EQ(wiring.targets(), (std::vector<std::string>{"AmazonSQS.GetQueueAttributes",
                                                         "AmazonSQS.GetQueueAttributes"}));
 }
@@ -58,13 +60,13 @@ TEST(MessageSizeLimit, KeepsAPermanentFailureButNotATransientOne) {
   }
   wiring.transport.answer(200, R"({"Attributes":{}})");
   MessageSizeLimit limit(wiring.sqs, "http://q/1/dlq");
-  auto transient = limit.get();
+  auto transient = run_blocking(limit.get());
   ASSERT_FALSE(transient);
   EXPECT_TRUE(transient.error().retryable());
-  auto missing = limit.get();
+  auto missing = run_blocking(limit.get());
   ASSERT_FALSE(missing);
   EXPECT_EQ(missing.error().code, "MalformedReply");
-  EXPECT_FALSE(limit.get());
+  EXPECT_FALSE(run_blocking(limit.get()));
   EXPECT_EQ(wiring.transport.requests().size(), 4u) << "three attempts, then one read kept";
 }
 
@@ -75,14 +77,15 @@ TEST(SqsQueue, RefusesADlqCopyOverTheDlqLimitWithoutSendingIt) {
   SqsQueue queue(wiring.sqs, "http://q/1/src", "http://q/1/dlq");
   const consumer::MessageAttributes reason{{"failureReason", {"String", "INVALID_MESSAGE"}}};
 
-  auto refused = queue.send_to_dlq(std::string(1024, 'x'), reason);
+  auto refused = run_blocking(queue.send_to_dlq(std::string(1024, 'x'), reason));
   ASSERT_FALSE(refused);
   EXPECT_EQ(refused.error().code, "MessageTooLarge");
   EXPECT_EQ(refused.error().error_class, ErrorClass::Permanent);
   EXPECT_NE(refused.error().message.find("1058 bytes"), std::string::npos)
       << refused.error().message;
 
-  EXPECT_TRUE(queue.send_to_dlq(std::string(1024, 'x'), {})) << "the body alone fits exactly";
+  EXPECT_TRUE(run_blocking(queue.send_to_dlq(std::string(1024, 'x'), {})))
+      << "the body alone fits exactly";
   EXPECT_EQ(wiring.targets(),
             (std::vector<std::string>{"AmazonSQS.GetQueueAttributes", "AmazonSQS.SendMessage"}));
 }
@@ -92,7 +95,7 @@ TEST(SqsQueue, SendsUncheckedWhileTheLimitCannotBeRead) {
   wiring.transport.answer(400, R"({"__type":"com.amazon.coral.service#AccessDeniedException"})");
   wiring.transport.answer(200, R"({"MessageId":"m-1"})");
   SqsQueue queue(wiring.sqs, "http://q/1/src", "http://q/1/dlq");
-  EXPECT_TRUE(queue.send_to_dlq(std::string(2000, 'x'), {}));
+  EXPECT_TRUE(run_blocking(queue.send_to_dlq(std::string(2000, 'x'), {})));
   EXPECT_EQ(wiring.targets(),
             (std::vector<std::string>{"AmazonSQS.GetQueueAttributes", "AmazonSQS.SendMessage"}));
 }

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "core/thread_annotations.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/scripted_transport.hpp"
 #include "testing/sqs_wiring.hpp"
 
@@ -13,16 +14,17 @@ namespace ic::sqs {
 namespace {
 
 using namespace std::chrono_literals;
+using event::run_blocking;
 using nlohmann::json;
 
-class RecordingTransport final : public http::HttpTransport {
+class RecordingTransport final : public http::AsyncHttpTransport {
  public:
   RecordingTransport(std::string reply, long status) : reply_(std::move(reply)), status_(status) {}
-  std::expected<http::HttpResponse, http::TransportError> send(const http::HttpRequest& request,
-                                                               const http::HttpTimeouts&) override {
+  Task<http::HttpResult> send(const http::HttpRequest& request,
+                              const http::HttpTimeouts&) override {
     MutexLock lock(mutex_);
     requests_.push_back(request);
-    return http::HttpResponse{.status = status_, .headers = {}, .body = reply_};
+    co_return http::HttpResponse{.status = status_, .headers = {}, .body = reply_};
   }
   [[nodiscard]] std::vector<http::HttpRequest> requests() const {
     MutexLock lock(mutex_);
@@ -50,7 +52,7 @@ struct Wiring : testing::SqsWiring<RecordingTransport> {
 
 TEST(SqsClient, ReceiveTargetsAmazonSqsAndKeepsTheWaitInsideTheHttpTimeout) {
   Wiring wiring(R"({"Messages":[{"MessageId":"m","ReceiptHandle":"r","Body":"b"}]})", 10s);
-  auto got = wiring.sqs.receive("http://q/1/src", 25, 20s);
+  auto got = run_blocking(wiring.sqs.receive("http://q/1/src", 25, 20s));
   ASSERT_TRUE(got);
   ASSERT_EQ(got->size(), 1u);
   EXPECT_EQ(wiring.target(0), "AmazonSQS.ReceiveMessage");
@@ -60,7 +62,7 @@ TEST(SqsClient, ReceiveTargetsAmazonSqsAndKeepsTheWaitInsideTheHttpTimeout) {
 
 TEST(SqsClient, AGenerousTimeoutKeepsTheFullLongPoll) {
   Wiring wiring("{}", 30s);
-  auto got = wiring.sqs.receive("http://q/1/src", 3, 20s);
+  auto got = run_blocking(wiring.sqs.receive("http://q/1/src", 3, 20s));
   ASSERT_TRUE(got);
   EXPECT_TRUE(got->empty());
   EXPECT_EQ(wiring.body(0)["WaitTimeSeconds"], 20);
@@ -69,8 +71,8 @@ TEST(SqsClient, AGenerousTimeoutKeepsTheFullLongPoll) {
 
 TEST(SqsClient, EmptyBatchesSendNothing) {
   Wiring wiring("{}");
-  auto deleted = wiring.sqs.delete_batch("u", {});
-  auto changed = wiring.sqs.change_visibility_batch("u", {});
+  auto deleted = run_blocking(wiring.sqs.delete_batch("u", {}));
+  auto changed = run_blocking(wiring.sqs.change_visibility_batch("u", {}));
   ASSERT_TRUE(deleted && changed);
   EXPECT_TRUE(deleted->empty());
   EXPECT_TRUE(changed->empty());
@@ -80,9 +82,9 @@ TEST(SqsClient, EmptyBatchesSendNothing) {
 TEST(SqsClient, QueueSendsDeadLettersToTheDlqUrlAndDeletesOnTheSource) {
   Wiring wiring(R"({"MessageId":"new","Successful":[{"Id":"0"}]})");
   SqsQueue queue(wiring.sqs, "http://q/1/src", "http://q/1/dlq");
-  ASSERT_TRUE(queue.send_to_dlq("body", {{"failureReason", {"String", "X"}}}));
+  ASSERT_TRUE(run_blocking(queue.send_to_dlq("body", {{"failureReason", {"String", "X"}}})));
   const std::vector<consumer::DeleteEntry> remove{{"m", "r"}};
-  auto deleted = queue.delete_batch(remove);
+  auto deleted = run_blocking(queue.delete_batch(remove));
   ASSERT_TRUE(deleted);
   EXPECT_TRUE(deleted->front());
   // The DLQ's size limit first (this reply has none, so the copy goes out unchecked).
@@ -110,7 +112,7 @@ TEST(SqsClient, FailuresReachTheCallerAsTheAwsClientClassifiedThem) {
         Case{503, "ServiceUnavailable", ErrorClass::Retryable, true}}) {
     Wiring wiring(json{{"__type", "com.amazonaws.sqs#" + c.code}, {"message", "m"}}.dump(), 10s,
                   c.status);
-    const auto url = wiring.sqs.get_queue_url("q");
+    const auto url = run_blocking(wiring.sqs.get_queue_url("q"));
     ASSERT_FALSE(url) << c.code;
     EXPECT_EQ(url.error().error_class, c.error_class) << c.code;
     EXPECT_EQ(url.error().code, c.code);
@@ -128,13 +130,13 @@ TEST(SqsClient, RepliesOfUnexpectedShapeAreAmbiguousErrorsNotExceptions) {
         R"({"Messages":[{"MessageId":"m","ReceiptHandle":"r",)"
         R"("MessageAttributes":{"a":"x"}}]})"}) {
     Wiring wiring(body);
-    const auto got = wiring.sqs.receive("http://q/1/src", 10, 1s);
+    const auto got = run_blocking(wiring.sqs.receive("http://q/1/src", 10, 1s));
     ASSERT_FALSE(got) << body;
     EXPECT_TRUE(got.error().ambiguous) << body;
     EXPECT_TRUE(got.error().retryable()) << body;
   }
   Wiring no_id(R"({"MessageId":5})");
-  const auto sent = no_id.sqs.send("http://q/1/dlq", {.body = "b"});
+  const auto sent = run_blocking(no_id.sqs.send("http://q/1/dlq", {.body = "b"}));
   ASSERT_FALSE(sent);
   EXPECT_EQ(sent.error().code, "MalformedReply");
   EXPECT_TRUE(sent.error().ambiguous);

@@ -27,30 +27,27 @@ class TableFake final : public idempotency::IdempotencyStore, public idempotency
   std::function<void()> between_read_and_write;
   int writes = 0;
 
-  std::expected<idempotency::ClaimResult, Error> claim(const idempotency::ClaimRequest&) override {
-    return std::unexpected(unused());
+  // The store's side answers at once, without suspending; only get() is part of these tests.
+  Task<idempotency::ClaimReply> claim(const idempotency::ClaimRequest&) override {
+    co_return std::unexpected(unused());
   }
-  std::expected<idempotency::WriteOutcome, Error> complete(std::string_view, std::string_view,
-                                                           const idempotency::Completion&,
-                                                           Instant) override {
-    return std::unexpected(unused());
+  Task<idempotency::WriteReply> complete(std::string_view, std::string_view,
+                                         const idempotency::Completion&, Instant) override {
+    co_return std::unexpected(unused());
   }
-  std::expected<idempotency::WriteOutcome, Error> fail(std::string_view, std::string_view,
-                                                       const idempotency::Failure&,
-                                                       Instant) override {
-    return std::unexpected(unused());
+  Task<idempotency::WriteReply> fail(std::string_view, std::string_view,
+                                     const idempotency::Failure&, Instant) override {
+    co_return std::unexpected(unused());
   }
-  std::expected<idempotency::WriteOutcome, Error> extend(std::string_view, std::string_view,
-                                                         Instant) override {
-    return std::unexpected(unused());
+  Task<idempotency::WriteReply> extend(std::string_view, std::string_view, Instant) override {
+    co_return std::unexpected(unused());
   }
-  std::expected<idempotency::WriteOutcome, Error> release(std::string_view,
-                                                          std::string_view) override {
-    return std::unexpected(unused());
+  Task<idempotency::WriteReply> release(std::string_view, std::string_view) override {
+    co_return std::unexpected(unused());
   }
-  std::expected<std::optional<idempotency::ClaimRecord>, Error> get(std::string_view key) override {
+  Task<idempotency::ReadReply> get(std::string_view key) override {
     auto it = records.find(key);
-    return it == records.end() ? std::nullopt : std::optional(it->second);
+    co_return it == records.end() ? std::nullopt : std::optional(it->second);
   }
 
   std::expected<idempotency::OperatorWrite, Error> reopen(

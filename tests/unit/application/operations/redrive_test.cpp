@@ -9,6 +9,7 @@
 
 #include "application/operations/commands.hpp"
 #include "core/sha256.hpp"
+#include "event/run_blocking.hpp"
 #include "testing/fakes.hpp"
 #include "testing/in_memory_quarantine.hpp"
 #include "testing/string_console.hpp"
@@ -86,9 +87,9 @@ class RedriveTest : public ::testing::Test {
   // alone (no attributes at all).
   consumer::Message quarantined(std::string id, std::string reason) {
     consumer::Message m{.message_id = id, .receipt_handle = "rh-" + id, .body = "body-" + id};
-    EXPECT_TRUE(quarantine_.put({.body_sha256 = sha256_hex(m.body),
-                                 .failure_reason = std::move(reason),
-                                 .source_message_id = "src-" + id}));
+    EXPECT_TRUE(event::run_blocking(quarantine_.put({.body_sha256 = sha256_hex(m.body),
+                                                     .failure_reason = std::move(reason),
+                                                     .source_message_id = "src-" + id})));
     return m;
   }
 

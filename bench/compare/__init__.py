@@ -1,0 +1,1 @@
+"""bench/compare: our consumer beside the Powertools and Spring reference designs (run.py)."""
