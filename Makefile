@@ -140,7 +140,8 @@ clean:
 	rm -rf build
 
 # Fault campaign over the local stack (docs/chaos.md): CHARGES per scenario, SEED replays a run,
-# SCENARIOS picks some (comma-separated). Exits non-zero if a checker fails.
+# SCENARIOS picks some (comma-separated; SCENARIOS=stalls: issue 34's stall-* scenarios). Exits
+# non-zero if a checker fails.
 CHARGES ?= 1000
 chaos: build
 	$(VENV_PY) -m tools.chaos --charges $(CHARGES) $(if $(SEED),--seed $(SEED)) $(if $(SCENARIOS),--scenarios $(SCENARIOS))

@@ -38,8 +38,8 @@ had 4 slow ones, so the split part has copies re-checked on the old estimate (th
 the adapted one (the new steady state), and reports them apart. For every refused claim the
 copy's process's p90 at that moment is rebuilt from its own logged effects (claim to final
 write, the last 128), which gives the delay the policy aimed at; SQS then rounds it up to whole
-seconds (the container's RetryLater). Timestamps are the consumers' log lines ("claim decided",
-"recorded", "copy settled by this process's holder"; `ts` to the millisecond).
+seconds (the container's RetryLater). Timestamps are the consumers' debug log lines ("claim
+decided", "recorded", "copy settled by this process's holder"; `ts` to the millisecond).
 
 bench/report.py runs it on ElasticMQ + dynalite in the full report (not --smoke): an SQS
 emulator's visibility timeouts and long polls rather than the bench's own fast_aws, and quiet
@@ -235,7 +235,10 @@ def part(st: "Stack", bank: FakeBank, split: bool, rounds: int, slow_ms: int) ->
         envs[1] = {**env, **dict(line.split("=", 1) for line in out.split())}
     bank.set_faults(latencyMs=WARM_MS)
     label = "split" if split else "shared"
-    consumers = [st.start_consumer(e, f"recheck-{label}-{name}", bank_url=bank.url, WORKERS=str(WORKERS)) for name, e in zip("AB", envs)]
+    # At debug: the timings come from the per-step lines (claim decided, recorded), not the one
+    # info line per charge.
+    consumers = [st.start_consumer(e, f"recheck-{label}-{name}", bank_url=bank.url, WORKERS=str(WORKERS), LOG_LEVEL="debug")
+                 for name, e in zip("AB", envs)]
     logs = [Log(name, c) for name, c in zip("AB", consumers)]
     try:
         sqs = st.sqs()

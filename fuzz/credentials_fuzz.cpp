@@ -91,7 +91,7 @@ int fuzz_one(const std::uint8_t* data, std::size_t size) {
       break;
     }
     default: {
-      // The chain caches what the container answered and re-checks it against the clock.
+      // The chain asks the container twice and checks each answer against the clock.
       auto transport = ic::fuzz::scripted(input);
       const ic::testing::ManualClock clock{ic::fuzz::kFuzzNow};
       const auto chain = ic::aws::make_default_credentials_chain(

@@ -25,6 +25,15 @@
  *   BROKEN_LEASE_LE         lease arm "leaseUntil <= :now" (off by one: reclaims a live lease)
  *   BROKEN_CLAIM_ANY_STATE  claim without "state = IN_PROGRESS": a DONE key is reclaimed
  *   BROKEN_BANK_NO_DEDUPE   a bank that ignores the idempotency key (the crash window shows)
+ * HORIZON: the bank's memory of keys expires (docs/design.md section 3, "The bank's memory of
+ * keys"). The first claim writes firstAttemptAt (`fa`); at some moment after it the record
+ * becomes older than the window minus the margin (`fa_old`, an action of the clock), and only
+ * then may the bank forget the key (`applied` = 0, the money it moved stays moved). A worker
+ * about to send the debit that finds `fa_old` does not send it: it fails the key with
+ * DEBIT_UNCERTAIN, dead-letters the message and acks. The check and the POST are one step:
+ * the margin covers the time between them (docs/design.md).
+ *   BROKEN_NO_HORIZON_GUARD with HORIZON: the debit is sent again whatever the record's age
+ *                           (the code before issue 35)
  * LIVENESS adds the moment "crashes stop" (calm) for the liveness check; safety runs leave it
  * out because calm only removes behaviour. NOSYM turns the symmetry reduction off (readable
  * trails); -DNW=2 / -DNM=2 shrink the model (two workers; one message per payload).
@@ -126,6 +135,11 @@ byte bank_ph;  /* the body it was applied with */
 byte moved;    /* times money moved (saturates at 2) */
 byte attempts; /* debit calls (saturates at 2) */
 
+#ifdef HORIZON
+bool fa;     /* the record's firstAttemptAt is set (by the first claim, if_not_exists) */
+bool fa_old; /* now + margin >= firstAttemptAt + window: the bank may forget the key */
+#endif
+
 /* ---- workers ---- */
 byte pc[NW];
 byte wm[NW]; /* message in hand, 0 = none */
@@ -141,6 +155,7 @@ byte off[NW] = UNSET; /* clock offset: now_w = true time + off[w] */
 #else
 bool ext[NW]; /* heartbeat already sent in this delivery (an effect is finite) */
 #endif
+
 
 /* ---- ghosts: history the properties need, never read by the protocol ---- */
 byte key_ph;    /* payload of the first successful claim */
@@ -454,6 +469,9 @@ inline claim(w) {
        :: key_ph == 0 -> key_ph = ph
        :: else
        fi;
+#ifdef HORIZON
+       fa = 1; /* firstAttemptAt = if_not_exists(firstAttemptAt, :now) */
+#endif
        if
        :: lv[w] = LEASE; pc[w] = EFFECT; printf("MSC: W%d claim -> ACQUIRED\n", w)
        :: LOSSY -> printf("MSC: W%d claim applied, response lost; retries\n", w)
@@ -556,9 +574,19 @@ inline bank_applies(w) {
   applied = 1; bank_ph = PAY(wm[w]); SAT_INC(moved)
 }
 
+#if defined(HORIZON) && !defined(BROKEN_NO_HORIZON_GUARD)
+#define HORIZON_GUARD
+#endif
+
 inline debit(w) {
   atomic {
     pc[w] == EFFECT ->
+#ifdef HORIZON_GUARD
+    if
+    :: fa_old ->
+       pc[w] = FAIL; printf("MSC: W%d not sent: past the bank's window -> DEBIT_UNCERTAIN\n", w)
+    :: else ->
+#endif
     SAT_INC(attempts);
     bad_debit = bad_debit || PAY(wm[w]) != key_ph;
     if
@@ -578,6 +606,9 @@ inline debit(w) {
     :: BANK_KNOWS_KEY && bank_ph != PAY(wm[w]) ->
        pc[w] = FAIL; printf("MSC: W%d debit -> 409 other body\n", w)
     fi;
+#ifdef HORIZON_GUARD
+    fi;
+#endif
     normalize()
   }
 }
@@ -685,6 +716,11 @@ end:
        printf("MSC: tick: record leaseUntil - now = %d (live while >= 0)\n", left - 1);
        normalize()
      }
+#ifdef HORIZON
+  /* time passes beyond the window minus the margin, then the bank may forget the key */
+  :: atomic { fa && !fa_old -> fa_old = 1; printf("MSC: the record's first attempt is now older than the window minus the margin\n") }
+  :: atomic { fa_old && applied -> applied = 0; printf("MSC: the bank forgets the key\n") }
+#endif
 #ifdef LIVENESS
   :: atomic { !calm -> calm = 1; printf("MSC: crashes and faults stop\n") }
 #endif

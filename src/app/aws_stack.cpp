@@ -37,28 +37,40 @@ aws::JsonServiceConfig sqs_config(const AwsSettings& settings, http::HttpTimeout
 }  // namespace
 
 AwsStack::AwsStack(const AwsSettings& settings, const aws::EnvLookup& env,
-                   aws::JsonClientObserver* observer)
+                   aws::JsonClientObserver* observer,
+                   aws::CredentialsObserver* credentials_observer)
     // One transport for every AWS call, credentials included, so AWS_CA_BUNDLE verifies them
     // all as it does in the SDKs.
     : transport_(http::TlsClientFiles{.ca_file = settings.ca_bundle}),
       blocking_transport_(transport_),
-      credentials_(aws::make_default_credentials_chain(env, blocking_transport_)),
-      dynamodb_(dynamodb_config(settings, kDynamoDbTimeouts), transport_, *credentials_, retry_,
+      credential_fetches_(blocking_transport_),
+      credentials_(aws::make_default_credentials_chain(env, credential_fetches_, real_clock(),
+                                                       credential_fetches_.token()),
+                   real_clock(), real_random(), {}, credentials_observer),
+      dynamodb_(dynamodb_config(settings, kDynamoDbTimeouts), transport_, credentials_, retry_,
                 {.observer = observer}),
-      sqs_json_(sqs_config(settings, kSqsTimeouts), transport_, *credentials_, retry_,
+      sqs_json_(sqs_config(settings, kSqsTimeouts), transport_, credentials_, retry_,
                 {.observer = observer}),
       sqs_client_(sqs_json_),
       probe_retry_({.max_attempts = 1}),
-      probe_dynamodb_(dynamodb_config(settings, kProbeTimeouts), transport_, *credentials_,
+      probe_dynamodb_(dynamodb_config(settings, kProbeTimeouts), transport_, credentials_,
                       probe_retry_, {.observer = observer}),
-      probe_sqs_json_(sqs_config(settings, kProbeTimeouts), transport_, *credentials_, probe_retry_,
+      probe_sqs_json_(sqs_config(settings, kProbeTimeouts), transport_, credentials_, probe_retry_,
                       {.observer = observer}),
-      probe_sqs_client_(probe_sqs_json_) {}
+      probe_sqs_client_(probe_sqs_json_) {
+  credentials_.start();
+  (void)credentials_.wait_for_first_refresh(kFirstCredentialsWait);
+}
+
+AwsStack::~AwsStack() {
+  credential_fetches_.stop();
+  credentials_.stop();
+}
 
 std::string AwsStack::credential_source() {
-  auto credentials = credentials_->credentials();
+  auto credentials = credentials_.credentials();
   if (!credentials) return "none: " + credentials.error().code;
-  return credentials_->active_provider().value_or("unknown");
+  return credentials_.active_provider().value_or("unknown");
 }
 
 dynamodb::TableSpec charge_table(std::string name, std::chrono::seconds retention) {

@@ -122,6 +122,24 @@ void add_circuit_checks(observability::AdminServer& admin,
   }
 }
 
+observability::ReadinessResult credentials_readiness(const aws::CredentialsStatus& status) {
+  if (status.usable) {
+    return {.ok = true,
+            .detail = status.stale ? "expired, served while the endpoint is unreachable" : "valid"};
+  }
+  if (status.last_failure) {
+    return {.ok = false, .detail = status.last_failure->message, .code = status.last_failure->code};
+  }
+  return {.ok = false,
+          .detail = status.cached ? "expired; a refresh is in progress" : "not fetched yet",
+          .code = std::string(aws::kCredentialsUnavailable)};
+}
+
+void add_credentials_check(observability::AdminServer& admin, const aws::CredentialsCache& cache) {
+  admin.add_readiness_check("credentials",
+                            [&cache] { return credentials_readiness(cache.status()); });
+}
+
 void RunHealth::add_checks(observability::AdminServer& admin) {
   for (const auto& dependency : readiness_.statuses()) {
     admin.add_readiness_check(dependency.name, [this, name = dependency.name] {

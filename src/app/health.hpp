@@ -35,6 +35,14 @@ namespace ic::app {
 void add_circuit_checks(observability::AdminServer& admin,
                         const application::DependencyCircuits& circuits);
 
+// The `credentials` readiness check: not ok while no valid credentials are cached, with the
+// last refresh failure as code and detail; ok (detail "expired, served while the endpoint is
+// unreachable") while static stability serves expired ones. Reads the cache, never waits.
+[[nodiscard]] observability::ReadinessResult credentials_readiness(
+    const aws::CredentialsStatus& status);
+// `cache` must outlive the admin server.
+void add_credentials_check(observability::AdminServer& admin, const aws::CredentialsCache& cache);
+
 // Ownership: everything is borrowed and must outlive the probes. `sqs` and `store` should be
 // built for probing (short timeouts, no retries): a probe's job is to notice.
 struct ProbeTargets {

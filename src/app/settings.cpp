@@ -8,13 +8,14 @@
 #include <charconv>
 #include <iostream>
 
+#include "app/time_arg.hpp"
 #include "core/small_file.hpp"
 #include "http/url.hpp"
 
 namespace ic::app {
 namespace {
 
-constexpr std::array<SettingSpec, 34> kSettings = {{
+constexpr std::array<SettingSpec, 37> kSettings = {{
     {"AWS_REGION", "--region", "AWS region (else AWS_DEFAULT_REGION)", ""},
     {"AWS_ENDPOINT_URL", "--endpoint-url", "endpoint for every AWS service (e.g. moto)", ""},
     {"AWS_ENDPOINT_URL_SQS", "--endpoint-url-sqs", "SQS endpoint, over AWS_ENDPOINT_URL", ""},
@@ -35,6 +36,8 @@ constexpr std::array<SettingSpec, 34> kSettings = {{
      "how long SIGTERM waits for in-flight messages", "30"},
     {"PROBE_INTERVAL_SECONDS", "--probe-interval-seconds",
      "how often readiness probes the queues and the table", "15"},
+    {"LOOP_STALL_SECONDS", "--loop-stall-seconds",
+     "/health/live answers 503 once the event loop has not turned for this long", "15"},
     {"AWS_ENDPOINT_URL_STS", "--endpoint-url-sts",
      "STS endpoint for web-identity credentials, over AWS_ENDPOINT_URL", ""},
     {"CORE_BANKING_TOKEN_FILE", "--core-banking-token-file",
@@ -68,6 +71,10 @@ constexpr std::array<SettingSpec, 34> kSettings = {{
      "ceiling of the adaptive limit of concurrent debits (default: WORKERS)", "", true},
     {"BANK_SLOW_CALL_MS", "--bank-slow-call-ms",
      "a debit slower than this shrinks the concurrency limit (ms)", "2000"},
+    {"BANK_IDEMPOTENCY_WINDOW", "--bank-idempotency-window",
+     "how long the bank remembers a debit's idempotency key (30s, 30m, 24h, 7d) or none", "24h"},
+    {"BANK_STATUS_INQUIRY", "--bank-status-inquiry",
+     "true: ask the bank (GET /v1/debits/{key}) before sending a debit again", "false"},
 }};
 
 const SettingSpec* spec_of(std::string_view env) {
@@ -255,6 +262,9 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto probe_interval = s.integer("PROBE_INTERVAL_SECONDS", 1, 3600);
   if (!probe_interval) return std::unexpected(probe_interval.error());
   out.probe_interval = std::chrono::seconds(*probe_interval);
+  auto loop_stall = s.integer("LOOP_STALL_SECONDS", 1, 3600);
+  if (!loop_stall) return std::unexpected(loop_stall.error());
+  out.loop_stall = std::chrono::seconds(*loop_stall);
   auto bank_auth = load_bank_auth(s);
   if (!bank_auth) return std::unexpected(bank_auth.error());
   out.bank_auth = *bank_auth;
@@ -267,6 +277,33 @@ std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& 
   auto outage = load_outage_settings(s, out.workers);
   if (!outage) return std::unexpected(outage.error());
   out.outage = *outage;
+  auto horizon = load_horizon_settings(s);
+  if (!horizon) return std::unexpected(horizon.error());
+  out.horizon = *horizon;
+  return out;
+}
+
+std::expected<BankHorizonSettings, ConfigError> load_horizon_settings(const SettingsSource& s) {
+  BankHorizonSettings out;
+  const std::string window = s.lookup("BANK_IDEMPOTENCY_WINDOW").value_or("24h");
+  if (window == "none") {
+    out.window.reset();
+  } else {
+    auto parsed = parse_duration(window);
+    if (!parsed || *parsed < std::chrono::seconds(1) || *parsed > std::chrono::days(3650)) {
+      return std::unexpected(ConfigError{fmt::format(
+          "BANK_IDEMPOTENCY_WINDOW: must be a duration from 1s to 3650d (30s, 30m, 24h, 7d) or "
+          "none, got '{}'",
+          window)});
+    }
+    out.window = *parsed;
+  }
+  const std::string inquiry = s.lookup("BANK_STATUS_INQUIRY").value_or("false");
+  if (inquiry != "true" && inquiry != "false") {
+    return std::unexpected(
+        ConfigError{fmt::format("BANK_STATUS_INQUIRY: must be true or false, got '{}'", inquiry)});
+  }
+  out.status_inquiry = inquiry == "true";
   return out;
 }
 

@@ -110,6 +110,12 @@ struct OutageSettings {
   Millis bank_slow_call{2000};
 };
 
+// The bank's memory of idempotency keys (docs/design.md §3, "The bank's memory of keys").
+struct BankHorizonSettings {
+  std::optional<Millis> window = std::chrono::hours(24);  // BANK_IDEMPOTENCY_WINDOW; none: nullopt
+  bool status_inquiry = false;                            // BANK_STATUS_INQUIRY
+};
+
 struct RunSettings {
   AwsSettings aws;
   std::string queue_url;
@@ -124,9 +130,12 @@ struct RunSettings {
   std::string log_level;
   std::chrono::seconds shutdown_grace{30};
   std::chrono::seconds probe_interval{15};
+  // Well under the lease: a wedged process is restarted before its claims' leases run out.
+  std::chrono::seconds loop_stall{15};
   BankAuthSettings bank_auth;
   int receivers = 2;
   OutageSettings outage;
+  BankHorizonSettings horizon;
 };
 
 // One receiver feeds this many workers: a real SQS receive takes 20-50 ms and returns at most
@@ -143,6 +152,8 @@ inline constexpr int kWorkersPerReceiver = 16;
 [[nodiscard]] std::expected<BankAuthSettings, ConfigError> load_bank_auth(const SettingsSource& s);
 [[nodiscard]] std::expected<RunSettings, ConfigError> load_run_settings(const SettingsSource& s);
 // The outage settings; BANK_CONCURRENCY_MAX defaults to `workers`.
+[[nodiscard]] std::expected<BankHorizonSettings, ConfigError> load_horizon_settings(
+    const SettingsSource& s);
 [[nodiscard]] std::expected<OutageSettings, ConfigError> load_outage_settings(
     const SettingsSource& s, int workers);
 

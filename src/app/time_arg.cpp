@@ -21,14 +21,28 @@ std::expected<int, std::string> digits(std::string_view text) {
 
 }  // namespace
 
+std::expected<Millis, std::string> parse_duration(std::string_view text) {
+  const std::string expected_form = "must be a duration like 30s, 90m, 24h or 7d";
+  if (text.size() < 2 || std::string_view("smhd").find(text.back()) == std::string_view::npos) {
+    return std::unexpected(expected_form);
+  }
+  auto amount = digits(text.substr(0, text.size() - 1));
+  if (!amount) return std::unexpected(expected_form);
+  const char unit = text.back();
+  const seconds one = unit == 's'   ? seconds(1)
+                      : unit == 'm' ? minutes(1)
+                      : unit == 'h' ? hours(1)
+                                    : days(1);
+  return duration_cast<Millis>(one * *amount);
+}
+
 std::expected<Instant, std::string> parse_since(std::string_view text, Instant now) {
   const std::string expected_form =
       "must be YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ or a duration like 90m, 24h, 7d";
   if (text.size() >= 2 && std::string_view("mhd").find(text.back()) != std::string_view::npos) {
-    auto amount = digits(text.substr(0, text.size() - 1));
-    if (!amount) return std::unexpected(expected_form);
-    const minutes unit = text.back() == 'm' ? minutes(1) : text.back() == 'h' ? hours(1) : days(1);
-    return now - duration_cast<Millis>(unit * *amount);
+    auto back = parse_duration(text);
+    if (!back) return std::unexpected(expected_form);
+    return now - *back;
   }
   // The date part is validated as a due date is: a real calendar date.
   auto date = domain::DueDate::parse(text.substr(0, 10));

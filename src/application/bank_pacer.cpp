@@ -1,15 +1,9 @@
 #include "application/bank_pacer.hpp"
 
+#include <exception>
 #include <variant>
 
 namespace ic::application {
-namespace {
-
-// A waiter for a slot is woken by each release; the slice bounds the wait when a ramp (which
-// grows with time, not with releases) is what holds it back.
-constexpr Millis kSlotSlice{20};
-
-}  // namespace
 
 BankPacer::BankPacer(domain::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
                      const Clock& clock, HoldWaiter& waiter, PacerObserver* observer)
@@ -18,33 +12,63 @@ BankPacer::BankPacer(domain::AccountDebitPort& bank, AimdLimit& limit, TokenBuck
       bucket_(bucket),
       clock_(clock),
       waiter_(waiter),
-      observer_(observer) {}
+      observer_(observer),
+      slots_(waiter.loop()) {}
 
 Task<domain::DebitResult> BankPacer::debit(const domain::Charge& charge,
                                            std::string_view idempotency_key) {
-  while (!limit_.try_acquire()) {
-    const bool waited = co_await waiter_.wait_until(clock_.now() + kSlotSlice);
-    if (!waited) co_return domain::DebitUnavailable{"stopping: debit not sent"};
-  }
+  if (!co_await take_slot()) co_return domain::DebitUnavailable{"stopping: debit not sent"};
   report();
   if (bucket_ != nullptr) {
     for (Millis wait = bucket_->try_take(); wait > Millis{0}; wait = bucket_->try_take()) {
       const bool waited = co_await waiter_.wait_until(clock_.now() + wait);
       if (!waited) {
-        limit_.release(Millis{0}, false);
-        waiter_.notify_all();
-        report();
+        give_back(Millis{0}, false);
         co_return domain::DebitUnavailable{"stopping: debit not sent"};
       }
     }
   }
   const Instant started = clock_.now();
   domain::DebitResult result = co_await bank_.debit(charge, idempotency_key);
-  const bool failed = std::holds_alternative<domain::DebitUnavailable>(result);
-  limit_.release(clock_.now() - started, failed);
-  waiter_.notify_all();
-  report();
+  give_back(clock_.now() - started, std::holds_alternative<domain::DebitUnavailable>(result));
   co_return result;
+}
+
+Task<bool> BankPacer::take_slot() {
+  // Room the limit gained since the last release goes to those already waiting; a newcomer
+  // takes a slot only when nobody waits, else it queues behind them.
+  hand_out();
+  if (!slots_.has_waiters() && limit_.try_acquire()) co_return true;
+  watch_ramp();
+  co_return co_await waiter_.wait_in(slots_);
+}
+
+void BankPacer::give_back(Millis latency, bool failed) {
+  limit_.release(latency, failed);
+  hand_out();
+  report();
+}
+
+void BankPacer::hand_out() {
+  // The slot is taken before the waiter runs, so none wakes to find it gone.
+  while (slots_.has_waiters() && limit_.try_acquire()) slots_.notify_one();
+}
+
+void BankPacer::watch_ramp() {
+  if (watching_ || !limit_.next_growth()) return;
+  watching_ = true;
+  // Posted, so it starts once this caller waits in line.
+  waiter_.loop().post(
+      [this] { spawn(follow_ramp(), [this](std::exception_ptr) { watching_ = false; }); });
+}
+
+Task<void> BankPacer::follow_ramp() {
+  // A ramp grows with time, not with releases: one task wakes at each of its steps for the line.
+  while (slots_.has_waiters()) {
+    const std::optional<Instant> growth = limit_.next_growth();
+    if (!growth || !co_await waiter_.wait_until(*growth)) break;
+    hand_out();
+  }
 }
 
 void BankPacer::report() {

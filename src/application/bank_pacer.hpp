@@ -1,6 +1,8 @@
 // Backpressure toward core banking (docs/design.md §3, "Dependency outages"): every debit
 // passes an adaptive concurrency limit (AIMD: in-flight debits shrink when the bank fails or
 // slows) and, when BANK_MAX_RPS is set, a token bucket; callers above either wait, stop-aware.
+// Callers over the limit wait in one first-come-first-served line: each released slot wakes the
+// one waiter it is handed to (a limit that grew wakes as many as it grew by), a stop wakes all.
 //
 //   BankPacer paced(bank, limit, &bucket, clock, waiter, &telemetry);
 //   ChargeRecoveryService service(store, paced, ...);
@@ -12,6 +14,7 @@
 #include "core/aimd_limit.hpp"
 #include "core/token_bucket.hpp"
 #include "domain/ports.hpp"
+#include "event/wait_queue.hpp"
 
 namespace ic::application {
 
@@ -21,8 +24,8 @@ class PacerObserver {
   virtual void on_bank_limit(int /*limit*/, int /*in_flight*/) {}
 };
 
-// Thread-safety: debit() tasks run on the loop's thread, many at once. Ownership: everything is
-// borrowed.
+// Thread-safety: debit() tasks run on the loop's thread (the waiter's), many at once. Ownership:
+// everything is borrowed; destroyed with no debit waiting (after a stop, say).
 class BankPacer final : public domain::AccountDebitPort {
  public:
   BankPacer(domain::AccountDebitPort& bank, AimdLimit& limit, TokenBucket* bucket,
@@ -33,6 +36,13 @@ class BankPacer final : public domain::AccountDebitPort {
                                                 std::string_view idempotency_key) override;
 
  private:
+  // True with a slot taken; false once a stop came first.
+  [[nodiscard]] Task<bool> take_slot();
+  void give_back(Millis latency, bool failed);
+  // Takes a slot for each waiter the limit has room for, first in line first, and wakes it.
+  void hand_out();
+  void watch_ramp();
+  [[nodiscard]] Task<void> follow_ramp();
   void report();
 
   domain::AccountDebitPort& bank_;
@@ -41,6 +51,8 @@ class BankPacer final : public domain::AccountDebitPort {
   const Clock& clock_;
   HoldWaiter& waiter_;
   PacerObserver* observer_;
+  event::WaitQueue slots_;  // debits waiting for a slot; woken only with one taken for them
+  bool watching_ = false;   // a follow_ramp() task runs, or is posted
 };
 
 }  // namespace ic::application

@@ -1,5 +1,7 @@
 #include "application/charge_recovery_service.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -51,6 +53,20 @@ Task<consumer::ClaimExtension> no_claim() {
   co_return consumer::ClaimExtension::Extended;
 }
 
+// A coroutine with its own copies, not a capturing coroutine lambda, whose frame would refer to
+// the closure inside the heartbeat's std::function (C++ Core Guidelines CP.51).
+Task<consumer::ClaimExtension> extend_claim(idempotency::IdempotencyStore& store,
+                                            ChargeObserver& observer, Charge charge,
+                                            std::string key, std::string token, Instant until) {
+  auto extended = co_await store.extend(key, token, until);
+  if (!extended) {
+    observer.store_failed(charge, StoreOperation::Extend, extended.error());
+    co_return consumer::ClaimExtension::Unanswered;
+  }
+  co_return *extended == WriteOutcome::Written ? consumer::ClaimExtension::Extended
+                                               : consumer::ClaimExtension::Lost;
+}
+
 DeadLetter dead_letter(std::string_view reason, std::string detail, const Charge& charge) {
   return DeadLetter{std::string(reason), std::move(detail), charge.id.value()};
 }
@@ -79,8 +95,17 @@ Millis ChargeRecoveryService::transient_backoff(int receive_count) const {
 
 Task<Disposition> ChargeRecoveryService::handle(const Delivery& delivery,
                                                 consumer::LeaseHeartbeat& heartbeat) {
-  const Claim claim{delivery.charge, config_.key_prefix + delivery.charge.id.value(),
-                    tokens_.next()};
+  ChargeSteps steps;
+  Disposition disposition = co_await decide(delivery, heartbeat, steps);
+  observer_.charge_finished(delivery.charge, steps, disposition);
+  co_return disposition;
+}
+
+Task<Disposition> ChargeRecoveryService::decide(const Delivery& delivery,
+                                                consumer::LeaseHeartbeat& heartbeat,
+                                                ChargeSteps& steps) {
+  Claim claim{delivery.charge, config_.key_prefix + delivery.charge.id.value(), tokens_.next(),
+              steps};
   // A copy of a charge this process is handling asks the store nothing: it waits here.
   if (auto holder = local_holds_.live_token(claim.key, delivery.payload_hash)) {
     auto settled = co_await settle_locally(delivery, claim, std::move(*holder), heartbeat);
@@ -101,6 +126,8 @@ Task<Disposition> ChargeRecoveryService::handle(const Delivery& delivery,
     if (!held) co_return std::move(held.error());
     result = std::move(*held);
   }
+  steps.claim = result->outcome;
+  steps.fence = result->record.fence;
   observer_.claim_decided(delivery.charge, *result);
   if (result->outcome != ClaimOutcome::Acquired) {
     abandon(permits.debit, Dependency::Debit);
@@ -108,6 +135,12 @@ Task<Disposition> ChargeRecoveryService::handle(const Delivery& delivery,
   }
   LocalHolds::Hold hold =
       local_holds_.hold(claim.key, claim.token, std::string(delivery.payload_hash));
+  claim.first_attempt = result->record.first_attempt_at;
+  if (claim.first_attempt) {
+    auto settled =
+        co_await before_debit(claim, result->record.earlier_effect_possible(), permits, hold);
+    if (settled) co_return std::move(*settled);
+  }
   Disposition disposition = co_await run_effect(delivery, claim, heartbeat, permits, hold);
   effect_durations_.record(clock_.now() - claimed_at);
   co_return disposition;
@@ -142,7 +175,10 @@ Task<idempotency::ClaimReply> ChargeRecoveryService::claim_once(const Delivery& 
                                           .owner = config_.owner,
                                           .now = at,
                                           .lease = config_.lease};
-  co_return co_await store_.claim(request);
+  const Instant started = clock_.now();
+  idempotency::ClaimReply reply = co_await store_.claim(request);
+  claim.steps.claim_time += clock_.now() - started;
+  co_return reply;
 }
 
 Task<std::expected<idempotency::ClaimResult, Disposition>> ChargeRecoveryService::hold_store_probe(
@@ -256,7 +292,8 @@ Task<std::optional<Disposition>> ChargeRecoveryService::settle_locally(
     case LocalHoldState::Final:
       break;
   }
-  observer_.copy_settled_locally(delivery.charge, clock_.now() - started);
+  claim.steps.local_wait = clock_.now() - started;
+  observer_.copy_settled_locally(delivery.charge, claim.steps.local_wait);
   if (!seen.final.failed) co_return Ack{};
   co_return dead_letter(domain::dlq_reason::kPreviouslyFailed,
                         "charge already failed permanently: " + seen.final.failure_reason,
@@ -266,16 +303,11 @@ Task<std::optional<Disposition>> ChargeRecoveryService::settle_locally(
 Task<Disposition> ChargeRecoveryService::run_effect(const Delivery& delivery, const Claim& claim,
                                                     consumer::LeaseHeartbeat& heartbeat,
                                                     Permits& permits, LocalHolds::Hold& hold) {
+  // The heartbeat owns copies of the claim: an exception out of the effect unwinds this frame
+  // and the delivery's before the container awaits stop(), while an extension may be in flight.
   heartbeat.start(
-      [this, &claim]() -> Task<consumer::ClaimExtension> {
-        auto extended =
-            co_await store_.extend(claim.key, claim.token, clock_.now() + config_.lease);
-        if (!extended) {
-          observer_.store_failed(claim.charge, StoreOperation::Extend, extended.error());
-          co_return consumer::ClaimExtension::Unanswered;
-        }
-        co_return *extended == WriteOutcome::Written ? consumer::ClaimExtension::Extended
-                                                     : consumer::ClaimExtension::Lost;
+      [this, charge = claim.charge, key = claim.key, token = claim.token] {
+        return extend_claim(store_, observer_, charge, key, token, clock_.now() + config_.lease);
       },
       config_.lease);
 
@@ -314,12 +346,16 @@ Task<domain::DebitResult> ChargeRecoveryService::debit_through_circuit(const Cla
       circuits_->circuit(Dependency::Debit).abandon(permits.debit);
       domain::DebitResult deferred = DebitUnavailable{
           .detail = "not sent: the bank's Retry-After has not passed", .retry_after = *left};
+      claim.steps.debit = deferred;
       observer_.debit_finished(claim.charge, deferred);  // the claim is released after it
       co_return deferred;
     }
   }
   while (true) {
+    const Instant started = clock_.now();
     domain::DebitResult debit = co_await bank_.debit(claim.charge, claim.charge.id.value());
+    claim.steps.debit_time += clock_.now() - started;
+    claim.steps.debit = debit;
     observer_.debit_finished(claim.charge, debit);
     if (circuits_ == nullptr) co_return debit;
     if (const auto retry_after = retry_after_of(debit)) {
@@ -336,7 +372,9 @@ Task<domain::DebitResult> ChargeRecoveryService::debit_through_circuit(const Cla
       const Millis deferred = circuits_->deferred(Dependency::Debit).value_or(Millis{0});
       const Instant next = std::max(circuit.snapshot().next_probe_at, clock_.now() + deferred);
       const bool waited = co_await circuits_->waiter().wait_until(next);
-      if (!waited) {
+      // Past the bank's window the held message goes back too: its next claim decides it.
+      if (!waited || (claim.first_attempt &&
+                      past_window(config_.horizon, *claim.first_attempt, clock_.now()))) {
         circuit.release_reservation();
         stopped = true;
         co_return debit;
@@ -366,7 +404,9 @@ Task<NotificationResult> ChargeRecoveryService::notify(const Claim& claim, const
     }
   }
   const std::string key = claim.charge.id.value() + ":notify";
+  const Instant started = clock_.now();
   NotificationResult notified = co_await notifier_.notify(claim.charge, debited.debit_ref, key);
+  claim.steps.notify_time = clock_.now() - started;
   observer_.notification_finished(claim.charge, notified);
   if (circuits_ != nullptr) {
     CallOutcome outcome = CallOutcome::Success;
@@ -388,33 +428,91 @@ Task<Disposition> ChargeRecoveryService::record_debit(const Claim& claim, const 
   const idempotency::Completion completion{.status = std::string(to_string(status)),
                                            .result_ref = debited.debit_ref,
                                            .payload = domain::canonical_form(claim.charge)};
-  auto written = co_await store_.complete(claim.key, claim.token, completion, clock_.now());
-  if (written && *written == WriteOutcome::Written) hold.finish({});
+  const Instant started = clock_.now();
+  auto written = co_await store_.complete(claim.key, claim.token, completion, started);
+  claim.steps.record_time = clock_.now() - started;
+  if (written && *written == WriteOutcome::Written) {
+    claim.steps.status = to_string(status);
+    hold.finish({});
+  }
   co_return after_final_write(claim, StoreOperation::Complete, written, Ack{});
 }
 
 Task<Disposition> ChargeRecoveryService::record_rejection(const Claim& claim,
                                                           const DebitRejected& rejected,
                                                           LocalHolds::Hold& hold) {
-  const idempotency::Failure failure{
-      .status = std::string(to_string(domain::ChargeStatus::FailedPermanent)),
-      .reason = rejected.code,
-      .payload = domain::canonical_form(claim.charge)};
-  auto written = co_await store_.fail(claim.key, claim.token, failure, clock_.now());
-  if (written && *written == WriteOutcome::Written) {
-    hold.finish({.failed = true, .failure_reason = rejected.code});
-  }
-  co_return after_final_write(
-      claim, StoreOperation::Fail, written,
+  co_return co_await record_failure(
+      claim, domain::ChargeStatus::FailedPermanent, rejected.code,
       dead_letter(domain::dlq_reason::kPermanentDebitFailure,
-                  "bank refused the debit: " + rejected.code, claim.charge));
+                  "bank refused the debit: " + rejected.code, claim.charge),
+      hold);
+}
+
+Task<Disposition> ChargeRecoveryService::record_failure(const Claim& claim,
+                                                        domain::ChargeStatus status,
+                                                        std::string reason, DeadLetter dead_letter,
+                                                        LocalHolds::Hold& hold) {
+  const idempotency::Failure failure{.status = std::string(to_string(status)),
+                                     .reason = std::move(reason),
+                                     .payload = domain::canonical_form(claim.charge)};
+  const Instant started = clock_.now();
+  auto written = co_await store_.fail(claim.key, claim.token, failure, started);
+  claim.steps.record_time = clock_.now() - started;
+  if (written && *written == WriteOutcome::Written) {
+    claim.steps.status = to_string(status);
+    hold.finish({.failed = true, .failure_reason = failure.reason});
+  }
+  co_return after_final_write(claim, StoreOperation::Fail, written, std::move(dead_letter));
+}
+
+Task<std::optional<Disposition>> ChargeRecoveryService::before_debit(const Claim& claim,
+                                                                     bool earlier_attempt,
+                                                                     Permits& permits,
+                                                                     LocalHolds::Hold& hold) {
+  const Instant first_attempt = *claim.first_attempt;
+  if (earlier_attempt && config_.horizon.inquiry != nullptr) {
+    const domain::InquiryResult asked =
+        co_await config_.horizon.inquiry->find_debit(claim.charge.id.value());
+    observer_.debit_inquired(claim.charge, asked);
+    if (const auto* found = std::get_if<domain::DebitFound>(&asked)) {
+      // The earlier attempt debited: record it as the replay a POST would have been answered
+      // with, without sending one.
+      abandon(permits.debit, Dependency::Debit);
+      const Debited debited{.debit_ref = found->debit_ref, .replayed = true};
+      const NotificationResult notified = co_await notify(claim, debited);
+      co_return co_await record_debit(claim, debited, notified, hold);
+    }
+  }
+  // Not found (or not asked, or no answer): a POST is safe only while the bank remembers the key,
+  // also for the first claim's (another claim may have debited while it stalled, model/claim.pml
+  // HORIZON).
+  if (!past_window(config_.horizon, first_attempt, clock_.now())) co_return std::nullopt;
+  abandon(permits.debit, Dependency::Debit);
+  co_return co_await record_uncertain(claim, first_attempt, hold);
+}
+
+Task<Disposition> ChargeRecoveryService::record_uncertain(const Claim& claim, Instant first_attempt,
+                                                          LocalHolds::Hold& hold) {
+  observer_.debit_uncertain(claim.charge, first_attempt);
+  const auto age = std::chrono::duration_cast<std::chrono::seconds>(clock_.now() - first_attempt);
+  co_return co_await record_failure(
+      claim, domain::ChargeStatus::DebitUncertain,
+      std::string(to_string(domain::ChargeStatus::DebitUncertain)),
+      dead_letter(domain::dlq_reason::kDebitUncertain,
+                  fmt::format("an attempt {} s ago may have debited and the bank's idempotency "
+                              "window has passed; not sent again (resolve with reconcile)",
+                              age.count()),
+                  claim.charge),
+      hold);
 }
 
 Task<Disposition> ChargeRecoveryService::give_back(const Delivery& delivery, const Claim& claim,
                                                    const domain::DebitResult& debit,
                                                    std::string_view reason) {
   // Releasing lets the redelivery reclaim at once; the bank dedupes the repeated debit.
+  const Instant started = clock_.now();
   auto released = co_await store_.release(claim.key, claim.token);
+  claim.steps.record_time = clock_.now() - started;
   if (!released) {
     observer_.store_failed(claim.charge, StoreOperation::Release, released.error());
     observe_store(&released.error());

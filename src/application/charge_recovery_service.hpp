@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "application/charge_observer.hpp"
+#include "application/debit_horizon.hpp"
 #include "application/dependency_circuits.hpp"
 #include "application/hold_waiter.hpp"
 #include "application/local_holds.hpp"
@@ -20,6 +21,7 @@
 #include "consumer/lease_heartbeat.hpp"
 #include "core/task.hpp"
 #include "domain/charge.hpp"
+#include "domain/charge_status.hpp"
 #include "domain/ports.hpp"
 #include "idempotency/idempotency_store.hpp"
 
@@ -34,6 +36,8 @@ struct ServiceConfig {
   Millis retry_cap{300'000};
   // A fenced completion comes back soon: the redelivery will find the other holder's state.
   Millis fenced_retry{1'000};
+  // The bank's memory of idempotency keys: no blind debit past it (docs/design.md §3).
+  BankHorizon horizon;
 };
 
 struct Delivery {
@@ -70,6 +74,9 @@ class ChargeRecoveryService {
     const domain::Charge& charge;
     std::string key;
     std::string token;
+    ChargeSteps& steps;  // the delivery's, reported when it ends
+    // The record's firstAttemptAt once claimed: the bank's window counts from it.
+    std::optional<Instant> first_attempt;
   };
   // The circuit permits of one delivery (Allowed throughout without circuits).
   struct Permits {
@@ -77,6 +84,9 @@ class ChargeRecoveryService {
     CircuitPermit debit{.admission = Admission::Allowed};
   };
 
+  [[nodiscard]] Task<consumer::Disposition> decide(const Delivery& delivery,
+                                                   consumer::LeaseHeartbeat& heartbeat,
+                                                   ChargeSteps& steps);
   // Takes the store and debit permits; a disposition when the delivery must wait instead.
   [[nodiscard]] std::optional<consumer::Disposition> admit(Permits& permits);
   [[nodiscard]] Task<idempotency::ClaimReply> claim_once(const Delivery& delivery,
@@ -108,6 +118,24 @@ class ChargeRecoveryService {
   [[nodiscard]] Task<consumer::Disposition> run_effect(const Delivery& delivery, const Claim& claim,
                                                        consumer::LeaseHeartbeat& heartbeat,
                                                        Permits& permits, LocalHolds::Hold& hold);
+  // Before the debit (docs/design.md §3, "The bank's memory of keys"): when an earlier attempt
+  // may have reached the bank, asks it (if it can be asked) and records DONE when it found the
+  // debit; past the bank's window from the claim's first attempt, records DEBIT_UNCERTAIN;
+  // nothing when the debit may be sent.
+  [[nodiscard]] Task<std::optional<consumer::Disposition>> before_debit(const Claim& claim,
+                                                                        bool earlier_attempt,
+                                                                        Permits& permits,
+                                                                        LocalHolds::Hold& hold);
+  [[nodiscard]] Task<consumer::Disposition> record_uncertain(const Claim& claim,
+                                                             Instant first_attempt,
+                                                             LocalHolds::Hold& hold);
+  // The final write of a charge that ends FAILED with `status` (FAILED_PERMANENT,
+  // DEBIT_UNCERTAIN), then `dead_letter`.
+  [[nodiscard]] Task<consumer::Disposition> record_failure(const Claim& claim,
+                                                           domain::ChargeStatus status,
+                                                           std::string reason,
+                                                           consumer::DeadLetter dead_letter,
+                                                           LocalHolds::Hold& hold);
   [[nodiscard]] Task<domain::NotificationResult> notify(const Claim& claim,
                                                         const domain::Debited& debited);
   [[nodiscard]] Task<consumer::Disposition> record_debit(const Claim& claim,

@@ -21,6 +21,10 @@ Task<bool> LoopWaiter::wait_until(Instant at) {
   co_return false;
 }
 
+Task<bool> LoopWaiter::wait_in(event::WaitQueue& line) {
+  co_return co_await line.wait(std::nullopt, stop_.get_token()) == event::Wake::Notified;
+}
+
 void LoopWaiter::notify_all() {
   ++wakeups_;
   changed_.notify_all();

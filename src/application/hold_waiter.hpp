@@ -1,7 +1,8 @@
 // Interruptible waiting on the service's clock: a task holding a probe's message waits for the
-// next probe time, a debit waits for a concurrency slot or a token, a copy waits for its local
-// holder, and all of them must give up at once when the process is asked to stop (the
-// container's shutdown grace is short).
+// next probe time, a debit waits for a token, a copy waits for its local holder, and all of them
+// must give up at once when the process is asked to stop (the container's shutdown grace is
+// short). A debit waiting for a concurrency slot waits in a line of the pacer's own (wait_in),
+// woken only with a slot.
 #pragma once
 
 #include "core/task.hpp"
@@ -21,6 +22,11 @@ class HoldWaiter {
   virtual void notify_all() = 0;
   virtual void request_stop() = 0;
   [[nodiscard]] virtual bool stop_requested() const = 0;
+  // The loop a caller's own line (a WaitQueue) lives on.
+  [[nodiscard]] virtual event::EventLoop& loop() = 0;
+  // Waits in `line`, first come first served, until its owner notifies this waiter (true) or a
+  // stop (false); notify_all() above does not end it.
+  [[nodiscard]] virtual Task<bool> wait_in(event::WaitQueue& line) = 0;
 };
 
 // The real one: a WaitQueue of the loop, re-reading the clock at least every 100 ms so that a
@@ -33,6 +39,8 @@ class LoopWaiter final : public HoldWaiter {
   void notify_all() override;
   void request_stop() override;
   bool stop_requested() const override { return stop_.stop_requested(); }
+  event::EventLoop& loop() override { return loop_; }
+  Task<bool> wait_in(event::WaitQueue& line) override;
 
  private:
   event::EventLoop& loop_;

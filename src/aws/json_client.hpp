@@ -75,8 +75,8 @@ struct JsonClientHooks {
 
 // Thread-safety: call() may be called from any number of tasks on any number of loop threads at
 // once (event::run_blocking gives a blocking caller a loop); each call's task is awaited at once
-// on the loop that started it. The credentials provider is asked on that thread: while its
-// cache is fresh that costs nothing, a refresh blocks the loop for its fetch.
+// on the loop that started it. The credentials provider is asked on that thread, so it must
+// answer without waiting (CredentialsCache copies cached keys or fails as retryable at once).
 // Ownership: the transport, credentials provider and retry policy are borrowed and must outlive
 // the client; the retry policy (and so its retry quota) may be shared by several clients.
 class JsonClient {

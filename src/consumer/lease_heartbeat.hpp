@@ -25,7 +25,9 @@ enum class ClaimExtension {
 // the claim.
 // Thread-safety: everything runs on the delivery's event loop: start() and stop() from the
 // handler's task, the extensions as tasks of their own. stop() finishes only once no
-// `extend_claim` task runs and none will, so `extend_claim` may refer to the handler's frame.
+// `extend_claim` task runs and none will. `extend_claim` owns what it uses: a handler that
+// throws never reaches its stop(), and the owner's stop() comes after the handler's frame is
+// gone, so an extension in flight would outlive what it referred to there.
 class LeaseHeartbeat {
  public:
   virtual ~LeaseHeartbeat() = default;

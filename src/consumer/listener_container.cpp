@@ -65,7 +65,10 @@ void ListenerContainer::run() {
       spawn(receive_loop(), [this](std::exception_ptr error) {
         // A receiver that died would leave a process that looks alive and consumes nothing.
         report_failure("receiver", &observer_, error);
-        if (error) begin_stop();
+        if (error && !std::exchange(failed_, true)) {
+          begin_stop();
+          if (config_.on_failure) config_.on_failure();
+        }
         --receivers_;
         changed_.notify_all();
       });

@@ -64,6 +64,10 @@ struct ListenerConfig {
   // Keeps the reason of a message whose body alone fills the DLQ's size limit, before its
   // body-only copy; null: no body-only copy (the message waits for SQS's redrive policy).
   QuarantinePort* quarantine = nullptr;
+  // Called on the loop's thread, once, when a receiver died and the container began to stop:
+  // the stop still waits for every handler, so the owner bounds how long the process may take
+  // to end (run: exit 1 within the grace and a few seconds). Null: nothing.
+  std::function<void()> on_failure;
 };
 
 // Handles one delivery; the task runs on the container's loop.
@@ -133,6 +137,7 @@ class ListenerContainer {
   event::WaitQueue changed_;  // slots freed, a poll answered, or stop: receivers and shutdown
   bool stop_requested_ = false;
   bool finished_ = false;       // shutdown done: run() returns
+  bool failed_ = false;         // a receiver died
   std::stop_source poll_stop_;  // cuts long polls short, poll_drain after the stop
   std::size_t polling_ = 0;     // receives in flight
   std::size_t receivers_ = 0;   // receiver tasks not finished

@@ -69,6 +69,21 @@ double AimdLimit::estimate() const {
   return estimate_;
 }
 
+std::optional<Instant> AimdLimit::next_growth() const {
+  MutexLock lock(mutex_);
+  const Instant now = clock_.now();
+  const int aimd = std::clamp(static_cast<int>(estimate_), config_.min, config_.max);
+  const int current = limit_at(now);
+  if (!ramping_ || current >= aimd) return std::nullopt;
+  // limit_at() reaches current + 1 once elapsed * (aimd - min) >= (current + 1 - min) * ramp.
+  const double share =
+      static_cast<double>(current + 1 - config_.min) / static_cast<double>(aimd - config_.min);
+  const auto due = ramp_start_ + Millis{static_cast<Millis::rep>(
+                                     std::ceil(share * static_cast<double>(config_.ramp.count())))};
+  // At least a millisecond on: a rounding the other way must not make a caller spin.
+  return std::max(due, now + Millis{1});
+}
+
 int AimdLimit::limit_at(Instant now) const {
   const int aimd = std::clamp(static_cast<int>(estimate_), config_.min, config_.max);
   if (!ramping_) return aimd;

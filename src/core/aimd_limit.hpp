@@ -8,9 +8,11 @@
 //   AimdLimit limit({.min = 1, .max = 32}, clock);
 //   if (limit.try_acquire()) { call(); limit.release(latency, failed); }
 //
-// Pure: no waiting here (the caller decides how to wait; application/bank_pacer blocks).
+// Pure: no waiting here (the caller decides how to wait; application/bank_pacer queues).
 // Thread-safety: every member may be called concurrently. Ownership: the clock is borrowed.
 #pragma once
+
+#include <optional>
 
 #include "core/thread_annotations.hpp"
 #include "core/time.hpp"
@@ -42,6 +44,10 @@ class AimdLimit {
   [[nodiscard]] int in_flight() const;
   // The AIMD value itself, without the ramp.
   [[nodiscard]] double estimate() const;
+  // While the ramp holds limit() below the AIMD value: when it admits one more call (never
+  // sooner than a millisecond from now). A ramp grows with time, not with releases, so a caller
+  // waiting for a slot needs this to know when to look again.
+  [[nodiscard]] std::optional<Instant> next_growth() const;
 
  private:
   [[nodiscard]] int limit_at(Instant now) const REQUIRES(mutex_);

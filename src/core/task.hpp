@@ -36,6 +36,8 @@ class Resumable {
     return Resumable(handle, current_task_locals());
   }
   explicit operator bool() const noexcept { return static_cast<bool>(handle_); }
+  // The task locals it resumes with (names a stalled coroutine's delivery); may be null.
+  [[nodiscard]] const TaskLocals* locals() const noexcept { return locals_; }
   void resume() const {
     TaskLocals* const outer = swap_task_locals(locals_);
     handle_.resume();

@@ -46,6 +46,27 @@ class AccountDebitPort {
                                                 std::string_view idempotency_key) = 0;
 };
 
+// What a status inquiry learnt of an earlier debit with a key (docs/design.md §5, "GET
+// /v1/debits/{idempotencyKey}").
+struct DebitFound {  // the bank knows the key: that debit moved the money
+  std::string debit_ref;
+};
+struct DebitNotFound {};  // the bank does not know the key (never debited, or forgotten)
+struct InquiryFailed {    // no answer: a transport failure, a 5xx, an unexpected reply
+  std::string detail;
+};
+using InquiryResult = std::variant<DebitFound, DebitNotFound, InquiryFailed>;
+
+// Looks an earlier debit up by its idempotency key, before a debit whose earlier attempt ended
+// without an answer is sent again. A 404 is only as good as the bank's memory of keys: past the
+// bank's idempotency window it cannot tell "never debited" from "forgotten".
+// Thread-safety and ownership: as AccountDebitPort.
+class DebitInquiryPort {
+ public:
+  virtual ~DebitInquiryPort() = default;
+  [[nodiscard]] virtual Task<InquiryResult> find_debit(std::string_view idempotency_key) = 0;
+};
+
 struct NotificationSent {};
 struct NotificationFailed {
   std::string detail;

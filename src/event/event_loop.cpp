@@ -1,15 +1,20 @@
 #include "event/event_loop.hpp"
 
+#include <cxxabi.h>
 #include <sys/eventfd.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <system_error>
+#include <typeinfo>
 
 namespace ic::event {
 namespace {
@@ -29,6 +34,36 @@ std::string errno_text(const char* what) {
 std::uint64_t pack(int fd, std::uint32_t generation) {
   return (static_cast<std::uint64_t>(generation) << 32) | static_cast<std::uint32_t>(fd);
 }
+
+// A stall's "what ran": the callable's type, demangled (a lambda's names where it was written).
+std::string named(std::string_view kind, const std::type_info& type) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> readable(
+      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
+  return std::string(kind) + " " + (status == 0 && readable ? readable.get() : type.name());
+}
+
+std::string coroutine_named(std::string_view message_id) {
+  if (message_id.empty()) return "coroutine";
+  return "coroutine of message " + std::string(message_id);
+}
+
+// What names a coroutine in a stall report, copied before it runs: a task that finishes frees
+// its frame, and its locals with it. A fixed buffer, so the hot path allocates nothing (SQS
+// message ids are 36 characters; a longer one is cut).
+class CoroutineName {
+ public:
+  explicit CoroutineName(const TaskLocals* locals) {
+    if (locals == nullptr) return;
+    length_ = std::min(locals->message_id.size(), buffer_.size());
+    std::memcpy(buffer_.data(), locals->message_id.data(), length_);
+  }
+  [[nodiscard]] std::string_view view() const { return {buffer_.data(), length_}; }
+
+ private:
+  std::array<char, 64> buffer_{};
+  std::size_t length_ = 0;
+};
 
 }  // namespace
 
@@ -79,6 +114,7 @@ EventLoop* EventLoop::current() noexcept {
 
 void EventLoop::run_until(const std::function<bool()>& done) {
   const CurrentScope scope(this);
+  start_turns();
   while (true) {
     while (run_pending()) {
       if (done()) return;
@@ -90,6 +126,7 @@ void EventLoop::run_until(const std::function<bool()>& done) {
 
 bool EventLoop::run_ready() {
   const CurrentScope scope(this);
+  start_turns();
   bool ran = false;
   while (run_pending() || wait_for_events(0)) ran = true;
   return ran;
@@ -160,7 +197,10 @@ bool EventLoop::run_posted() {
     MutexLock lock(posted_mutex_);
     work.swap(posted_);
   }
-  for (auto& item : work) item();
+  for (auto& item : work) {
+    item();
+    end_turn([&] { return named("posted", item.target_type()); });
+  }
   return !work.empty();
 }
 
@@ -171,7 +211,9 @@ bool EventLoop::run_resumed() {
   for (std::size_t i = 0; i < count; ++i) {
     const Resumable next = resumed_.front();
     resumed_.pop_front();
+    const CoroutineName name(observer_ != nullptr ? next.locals() : nullptr);
     next.resume();
+    end_turn([&] { return coroutine_named(name.view()); });
   }
   return count > 0;
 }
@@ -191,6 +233,7 @@ bool EventLoop::run_due_timers() {
     auto on_due = std::move(found->second);
     timers_.erase(found);
     on_due();
+    end_turn([&] { return named("timer", on_due.target_type()); });
     ran = true;
   }
   return ran;
@@ -214,7 +257,8 @@ bool EventLoop::wait_for_events(int timeout_ms) {
   std::array<epoll_event, kMaxEventsPerWait> events{};
   const int ready =
       epoll_wait(epoll_fd_, events.data(), static_cast<int>(events.size()), timeout_ms);
-  if (ready <= 0) return false;  // a timeout, or EINTR: the caller looks again
+  if (timeout_ms != 0) start_turns();  // the wait was no turn
+  if (ready <= 0) return false;        // a timeout, or EINTR: the caller looks again
   bool ran = false;
   for (int i = 0; i < ready; ++i) {
     const std::uint64_t data = events[static_cast<std::size_t>(i)].data.u64;
@@ -227,7 +271,11 @@ bool EventLoop::wait_for_events(int timeout_ms) {
     const auto watched = watches_.find(fd);
     // Unwatched, or watched anew since epoll reported it: the report is stale.
     if (watched == watches_.end() || watched->second.generation != (data >> 32)) continue;
-    watched->second.handler->on_ready(fd, events[static_cast<std::size_t>(i)].events);
+    FdHandler& handler = *watched->second.handler;
+    // Taken before the call: the handler may unwatch and destroy itself.
+    const std::type_info& type = typeid(handler);
+    handler.on_ready(fd, events[static_cast<std::size_t>(i)].events);
+    end_turn([&] { return named("descriptor " + std::to_string(fd), type); });
     ran = true;
   }
   return ran;

@@ -28,8 +28,12 @@
 #include "core/task.hpp"
 #include "core/thread_annotations.hpp"
 #include "core/time.hpp"
+#include "event/loop_observer.hpp"
 
 namespace ic::event {
+
+// A turn longer than this holds every charge, heartbeat and ack on the loop: a stall.
+inline constexpr Millis kStallThreshold{100};
 
 // Told when a watched descriptor is ready. Ownership: borrowed by the loop until unwatch().
 class FdHandler {
@@ -92,6 +96,13 @@ class EventLoop {
   // that descriptor's own on_ready.
   void unwatch(int fd) noexcept;
 
+  // From now on every turn longer than `threshold` is reported to `observer` (null: none),
+  // with what ran. Costs one clock read per turn, and one after each wait that may block.
+  void observe(LoopObserver* observer, std::chrono::nanoseconds threshold = kStallThreshold) {
+    observer_ = observer;
+    stall_threshold_ = threshold;
+  }
+
   // This loop's attachment under `key`, made by `make()` on first use. Keys name what the
   // attachment holds (a transport's TLS files, say), not who asked, so a service made again
   // finds what its predecessor left instead of piling up another.
@@ -129,6 +140,20 @@ class EventLoop {
   bool wait_for_events(int timeout_ms);
   [[nodiscard]] int timeout_until_next_timer();
   void drain_wake_fd() const;
+  // Turn timing (observe()): the end of one turn is the start of the next.
+  void start_turns() {
+    if (observer_ != nullptr) turn_started_ = clock_.now();
+  }
+  // `describe()` names the turn that just ended; it is called only for a stall.
+  template <class Describe>
+  void end_turn(Describe&& describe) {
+    if (observer_ == nullptr) return;
+    const SteadyInstant now = clock_.now();
+    if (now - turn_started_ > stall_threshold_) {
+      observer_->on_stall(std::forward<Describe>(describe)(), now - turn_started_);
+    }
+    turn_started_ = now;
+  }
 
   const MonotonicClock& clock_;
   int epoll_fd_ = -1;
@@ -147,6 +172,9 @@ class EventLoop {
   std::unordered_map<int, Watch> watches_;
   std::uint32_t next_generation_ = 1;
   std::vector<std::pair<std::string, std::unique_ptr<Attachment>>> attachments_;
+  LoopObserver* observer_ = nullptr;
+  std::chrono::nanoseconds stall_threshold_{kStallThreshold};
+  SteadyInstant turn_started_{};
 };
 
 }  // namespace ic::event

@@ -178,6 +178,11 @@ TransportError classify(CURLcode code, bool sent, const char* detail) {
 // JSON of a request. send() sets everything that differs between requests.
 void set_handle_options(CURL* curl, char* error_buffer, const TlsClientFiles& tls) {
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  // Debian's libcurl resolves on a thread per lookup (AsynchDNS without c-ares). A transfer
+  // that ends mid-lookup (its connect timeout, a stop) would join that thread on the loop and
+  // hold every other transfer for the rest of the lookup; this leaves the thread to finish on
+  // its own instead (libcurl >= 7.87; tests/unit/dns).
+  curl_easy_setopt(curl, CURLOPT_QUICK_EXIT, 1L);
   curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);
   curl_easy_setopt(curl, CURLOPT_TCP_KEEPIDLE, 30L);

@@ -42,10 +42,18 @@ struct ClaimRecord {
   Instant updated_at{};
   std::optional<Instant> completed_at;
   std::int64_t expires_at_epoch_seconds = 0;  // DynamoDB TTL
+  // firstAttemptAt: written by the first claim (a later claim keeps it) and removed by reopen, so
+  // no attempt of the effect can have reached its target before it (docs/design.md §3).
+  std::optional<Instant> first_attempt_at;
   // Kept only while the record needs a person: what the follow-up needs without the message.
   std::string payload;
   std::vector<AuditEntry> audit;  // operator writes, oldest first
 
+  // An effect of an earlier claim may have reached the bank: this record's first claim (or the
+  // first since a reopen) predates the claim now held (whose write set updatedAt).
+  [[nodiscard]] bool earlier_effect_possible() const {
+    return first_attempt_at && *first_attempt_at < updated_at;
+  }
   [[nodiscard]] bool is_final() const { return state != ClaimState::InProgress; }
   [[nodiscard]] bool lease_live(Instant now) const {
     return state == ClaimState::InProgress && lease_until >= now;

@@ -50,6 +50,18 @@ struct AmendRequest {
   AuditEntry audit;
 };
 
+// A FAILED record whose status is `from_status` (DEBIT_UNCERTAIN) that the effect's ledger shows
+// done: DONE with `to_status` and `result_ref`; failureReason and the attention attributes
+// removed, payload kept (docs/design.md §5 "reconcile", --resolve-uncertain).
+struct SettleRequest {
+  std::string key;
+  OperatorFence read;
+  std::string from_status;
+  std::string to_status;
+  std::string result_ref;
+  AuditEntry audit;
+};
+
 enum class OperatorWrite {
   Written,
   Refused,  // the record is no longer the one read (or not in the required state)
@@ -70,6 +82,8 @@ class OperatorStore {
   [[nodiscard]] virtual std::expected<OperatorWrite, Error> reopen(
       const ReopenRequest& request) = 0;
   [[nodiscard]] virtual std::expected<OperatorWrite, Error> amend(const AmendRequest& request) = 0;
+  [[nodiscard]] virtual std::expected<OperatorWrite, Error> settle(
+      const SettleRequest& request) = 0;
 
   // Records whose attention value is `attention` (FAILED, or a DONE status that needs a
   // person), written at or after `since`, from a sparse index: one page from `cursor`.

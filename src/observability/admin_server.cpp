@@ -167,6 +167,20 @@ struct AdminServer::Impl {
     return {ready, body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)};
   }
 
+  std::pair<bool, std::string> liveness() {
+    ReadinessCheck check;
+    {
+      const MutexLock lock(checks_mutex);
+      check = live_check;
+    }
+    if (!check) return {true, R"({"status":"live"})"};
+    ReadinessResult result = run_check(check);
+    if (result.ok) return {true, R"({"status":"live"})"};
+    nlohmann::ordered_json body{{"status", "not_live"}, {"reason", std::move(result.detail)}};
+    if (!result.code.empty()) body["code"] = std::move(result.code);
+    return {false, body.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace)};
+  }
+
   void configure() {
     server.new_task_queue = [this] { return new ThreadPerConnection(observer); };
     // One request per connection: an idle keep-alive connection would hold its thread for
@@ -182,8 +196,10 @@ struct AdminServer::Impl {
       ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
       listen_socket.store(sock);  // the last one httplib tries is the one it binds
     });
-    server.Get("/health/live", [](const httplib::Request&, httplib::Response& res) {
-      res.set_content(R"({"status":"live"})", std::string(kJson));
+    server.Get("/health/live", [this](const httplib::Request&, httplib::Response& res) {
+      auto [live, body] = liveness();
+      res.status = live ? 200 : 503;
+      res.set_content(body, std::string(kJson));
     });
     server.Get("/health/ready", [this](const httplib::Request&, httplib::Response& res) {
       auto [ready, body] = readiness();
@@ -202,6 +218,7 @@ struct AdminServer::Impl {
 
   Mutex checks_mutex;
   std::vector<std::pair<std::string, ReadinessCheck>> checks GUARDED_BY(checks_mutex);
+  ReadinessCheck live_check GUARDED_BY(checks_mutex);
 
   Mutex lifecycle_mutex;
   bool started GUARDED_BY(lifecycle_mutex) = false;
@@ -231,6 +248,11 @@ void AdminServer::add_readiness_check(std::string name, ReadinessCheck check) {
   } else {
     checks.emplace_back(std::move(name), std::move(check));
   }
+}
+
+void AdminServer::set_liveness_check(ReadinessCheck check) {
+  const MutexLock lock(impl_->checks_mutex);
+  impl_->live_check = std::move(check);
 }
 
 std::expected<void, std::string> AdminServer::start() {

@@ -1,6 +1,7 @@
 // Admin HTTP listener for operators and orchestrators, on its own thread so it answers while
 // the workers are saturated:
-//   GET /health/live  → 200 {"status":"live"}
+//   GET /health/live  → 200 {"status":"live"}, or 503 {"status":"not_live","reason":"...",
+//                       "code":"..."} while the liveness check fails
 //   GET /health/ready → 200 {"status":"ready",...} or 503 {"status":"not_ready",...}, listing
 //                       every readiness check:
 //                       {"checks":{"<name>":{"ok":bool,"detail":"..."[,"code":"..."]}}}
@@ -60,6 +61,10 @@ class AdminServer {
   // Checks are reported in registration order; a name registered again replaces its check.
   // Not ready while any check fails; ready when there are none.
   void add_readiness_check(std::string name, ReadinessCheck check);
+  // Decides /health/live (same contract as a readiness check; its detail is the reason).
+  // Without one the process is live while this server answers; a check that throws counts as
+  // not live.
+  void set_liveness_check(ReadinessCheck check);
 
   // Binds synchronously (so a port in use is reported here) and serves on a new thread.
   [[nodiscard]] std::expected<void, std::string> start();

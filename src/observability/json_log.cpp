@@ -1,15 +1,22 @@
 #include "observability/json_log.hpp"
 
 #include <fmt/format.h>
+#include <poll.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <iostream>
+#include <cerrno>
+#include <climits>
+#include <deque>
 #include <nlohmann/json.hpp>
+#include <ostream>
+#include <utility>
 #include <vector>
 
 #include "core/overloaded.hpp"
+#include "core/thread_guard.hpp"
 #include "core/trace_context.hpp"
 
 namespace ic::observability {
@@ -121,27 +128,15 @@ std::string format_rfc3339_millis(std::chrono::system_clock::time_point t) {
                      time.subseconds().count());
 }
 
-LogSink stderr_sink() {
-  return ostream_sink(std::cerr);
-}
+namespace {
 
-LogSink ostream_sink(std::ostream& out) {
-  return [&out](std::string_view line) {
-    out.write(line.data(), static_cast<std::streamsize>(line.size()));
-    out.flush();
-  };
-}
-
-Logger::Logger(LogLevel min_level, LogSink sink, const Clock& clock)
-    : min_level_(min_level), sink_(std::move(sink)), clock_(clock) {}
-
-// The line is written directly rather than built as a JSON document and dumped: at info level
-// that document was most of a log call's cost, and a charge logs three lines.
-void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
-  if (!enabled(level)) return;
+// One complete line; the trace context of the calling task is appended when `with_trace`.
+std::string format_line(std::chrono::system_clock::time_point now, LogLevel level,
+                        std::string_view msg, std::initializer_list<LogField> fields,
+                        bool with_trace = true) {
   std::string text;
   text.reserve(256);
-  text.append(R"({"ts":")").append(format_rfc3339_millis(clock_.now()));
+  text.append(R"({"ts":")").append(format_rfc3339_millis(now));
   text.append(R"(","level":")").append(to_string(level)).append(R"(","msg":)");
   append_string(text, msg);
   std::vector<std::string> keys;
@@ -164,13 +159,176 @@ void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<Log
     keys.push_back(std::move(key));
   }
   // Every line written while a charge's trace is current carries it, whoever logs it.
-  if (const auto trace = current_traceparent(); !trace.empty() && !contains(keys, "traceparent")) {
+  if (const auto trace = current_traceparent();
+      with_trace && !trace.empty() && !contains(keys, "traceparent")) {
     text.append(R"(,"traceparent":)");
     append_string(text, trace);
   }
   text.append("}\n");
-  MutexLock lock(sink_mutex_);
-  sink_(text);
+  return text;
+}
+
+}  // namespace
+
+LogSink stderr_sink() {
+  return [](std::string_view line) {
+    while (!line.empty()) {
+      pollfd ready{.fd = STDERR_FILENO, .events = POLLOUT, .revents = 0};
+      if (::poll(&ready, 1, -1) < 0) {
+        if (errno == EINTR) continue;
+        return;
+      }
+      if ((ready.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return;
+      const ssize_t n =
+          ::write(STDERR_FILENO, line.data(), std::min<std::size_t>(line.size(), PIPE_BUF));
+      if (n < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return;
+      }
+      line.remove_prefix(static_cast<std::size_t>(n));
+    }
+  };
+}
+
+LogSink ostream_sink(std::ostream& out) {
+  return [&out](std::string_view line) {
+    out.write(line.data(), static_cast<std::streamsize>(line.size()));
+    out.flush();
+  };
+}
+
+// How long the writer lets lines gather after writing a batch: the most a line waits in the
+// buffer behind a steady stream, and at most 100 wake-ups a second.
+constexpr Millis kLinger{10};
+
+// Owned jointly by the logger and its writer: a writer stuck in the sink when the logger is
+// destroyed keeps it (and the sink) until its call returns.
+struct Logger::Queue {
+  Queue(LogSink s, LogBuffer b) : sink(std::move(s)), limits(b) {}
+
+  const LogSink sink;  // called by the writer only
+  const LogBuffer limits;
+  Mutex mutex;
+  CondVar work;      // lines queued, or stopping: the writer waits on it
+  CondVar progress;  // the sink took lines, or the writer ended: flush() waits on it
+  std::deque<std::string> lines GUARDED_BY(mutex);
+  // Held lines (queued and the batch the writer is writing), their bytes, and totals.
+  std::size_t held GUARDED_BY(mutex) = 0;
+  std::size_t held_bytes GUARDED_BY(mutex) = 0;
+  std::uint64_t queued GUARDED_BY(mutex) = 0;
+  std::uint64_t written GUARDED_BY(mutex) = 0;
+  std::uint64_t unreported_drops GUARDED_BY(mutex) = 0;
+  bool idle GUARDED_BY(mutex) = false;  // the writer waits for a caller's notify
+  bool stopping GUARDED_BY(mutex) = false;
+  bool ended GUARDED_BY(mutex) = false;
+  std::atomic<std::uint64_t> dropped{0};
+  std::atomic<Counter*> drop_counter{nullptr};
+
+  void push(std::string line) REQUIRES(mutex) {
+    ++held;
+    held_bytes += line.size();
+    ++queued;
+    lines.push_back(std::move(line));
+  }
+
+  // The writer thread: takes everything queued at once, so callers wait on the lock for a swap
+  // at most, never for the sink. After a batch it lingers for kLinger before looking again, so
+  // a steady stream of lines costs a wake-up per interval rather than one per line.
+  void drain() {
+    std::deque<std::string> batch;
+    MutexLock lock(mutex);
+    while (true) {
+      idle = true;
+      work.wait(mutex, [this]() REQUIRES(mutex) { return !lines.empty() || stopping; });
+      idle = false;
+      if (lines.empty()) break;
+      batch.swap(lines);
+      lock.unlock();
+      std::size_t bytes = 0;
+      for (const std::string& line : batch) {
+        // A sink that throws loses that line, never the writer.
+        (void)run_guarded("log-writer", nullptr, [&] { sink(line); });
+        bytes += line.size();
+      }
+      const std::size_t count = batch.size();
+      batch.clear();  // frees the lines outside the lock
+      lock.lock();
+      held -= count;
+      held_bytes -= bytes;
+      written += count;
+      progress.notify_all();
+      (void)work.wait_for(mutex, kLinger, [this]() REQUIRES(mutex) { return stopping; });
+    }
+    ended = true;
+    progress.notify_all();
+  }
+};
+
+Logger::Logger(LogLevel min_level, LogSink sink, const Clock& clock, LogBuffer buffer)
+    : min_level_(min_level),
+      clock_(clock),
+      queue_(std::make_shared<Queue>(std::move(sink), buffer)),
+      // The writer owns a share of the queue, never the logger: it may outlive it.
+      writer_([queue = queue_] { queue->drain(); }) {}
+
+Logger::~Logger() {
+  bool ended = false;
+  {
+    MutexLock lock(queue_->mutex);
+    queue_->stopping = true;
+    queue_->work.notify_one();
+    ended = queue_->progress.wait_for(queue_->mutex, queue_->limits.flush_timeout,
+                                      [this]() REQUIRES(queue_->mutex) { return queue_->ended; });
+  }
+  // A writer still in the sink after the flush timeout is left to it: joining would make the
+  // process's exit wait for a reader that may never come back.
+  if (ended) {
+    writer_.join();
+  } else {
+    writer_.detach();
+  }
+}
+
+bool Logger::flush(Millis timeout) {
+  MutexLock lock(queue_->mutex);
+  const std::uint64_t target = queue_->queued;
+  return queue_->progress.wait_for(
+      queue_->mutex, timeout, [&]() REQUIRES(queue_->mutex) { return queue_->written >= target; });
+}
+
+std::uint64_t Logger::dropped_lines() const noexcept {
+  return queue_->dropped.load(std::memory_order_relaxed);
+}
+
+void Logger::count_drops(Counter* counter) noexcept {
+  queue_->drop_counter.store(counter, std::memory_order_release);
+}
+
+// The line is written directly rather than built as a JSON document and dumped: at info level
+// that document was most of a log call's cost.
+void Logger::log(LogLevel level, std::string_view msg, std::initializer_list<LogField> fields) {
+  if (!enabled(level)) return;
+  std::string text = format_line(clock_.now(), level, msg, fields);
+  Queue& queue = *queue_;
+  MutexLock lock(queue.mutex);
+  if (queue.held >= queue.limits.max_lines ||
+      queue.held_bytes + text.size() > queue.limits.max_bytes) {
+    ++queue.unreported_drops;
+    queue.dropped.fetch_add(1, std::memory_order_relaxed);
+    if (Counter* counter = queue.drop_counter.load(std::memory_order_acquire)) counter->inc();
+    return;
+  }
+  // Only an idle writer needs waking; a lingering one looks again on its own.
+  const bool wake = queue.idle && queue.lines.empty();
+  if (queue.unreported_drops > 0) {
+    // The sink took lines again (this one fits): say, in its place in the order, what is
+    // missing. It may exceed the bounds by this one short line.
+    queue.push(format_line(clock_.now(), LogLevel::Warn, "log lines dropped",
+                           {{"dropped", std::exchange(queue.unreported_drops, 0)}},
+                           /*with_trace=*/false));
+  }
+  queue.push(std::move(text));
+  if (wake) queue.work.notify_one();
 }
 
 }  // namespace ic::observability

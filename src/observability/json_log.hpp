@@ -6,6 +6,13 @@
 // context is current on the calling thread (core/trace_context.hpp) the line ends with its
 // "traceparent".
 //
+// Asynchronous: a line is formatted on the caller's thread and queued in a bounded buffer that
+// one writer thread drains to the sink, so a sink that stops taking lines (stderr a pipe nobody
+// reads) never blocks a caller, the event loop included. A line that finds the buffer full is
+// dropped and counted; the next line that fits is preceded by one "log lines dropped" warning
+// with the count. Destruction flushes for at most LogBuffer::flush_timeout and then leaves the
+// writer behind, so a stuck sink cannot hold the process's exit either.
+//
 //   Logger log{LogLevel::Info};                        // stderr
 //   log.info("claim decided", {{"chargeId", id}, {"outcome", "ACQUIRED"}, {"fence", 3}});
 //   if (log.enabled(LogLevel::Debug)) log.debug("detail", {{"dump", expensive()}});
@@ -19,12 +26,14 @@
 #include <functional>
 #include <initializer_list>
 #include <iosfwd>
+#include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 
-#include "core/thread_annotations.hpp"
 #include "core/time.hpp"
+#include "observability/metrics.hpp"
 
 namespace ic::observability {
 
@@ -75,22 +84,41 @@ class LogField {
   Value value_;
 };
 
-// Receives one complete line, newline included. Called under the logger's lock, so a sink
-// needs no locking of its own as long as only one Logger writes to it.
+// Receives one complete line, newline included, on the logger's writer thread, one call at a
+// time. It may block (that only fills the buffer), but it must not throw. A logger the sink
+// outlasted at its destruction keeps the sink (and whatever it captured) until its last call
+// returns.
 using LogSink = std::function<void(std::string_view line)>;
 
+// write(2) on fd 2, each write at most PIPE_BUF bytes after poll(POLLOUT), so the writer never
+// sits in a write a full pipe cannot finish, and no stdio lock is held while it waits (exit()
+// takes those). A line is given up when the descriptor reports an error or a hang-up.
 [[nodiscard]] LogSink stderr_sink();
-// The stream must outlive every logger using the sink.
+// The stream must outlive every logger using the sink (including one left behind by a stuck
+// sink: a test's stream is read after flush()).
 [[nodiscard]] LogSink ostream_sink(std::ostream& out);
 
+// What the logger holds for its writer. A line counts against both limits from the moment it
+// is queued until the sink has taken it.
+struct LogBuffer {
+  std::size_t max_lines = 65'536;
+  std::size_t max_bytes = std::size_t{8} << 20U;
+  // How long destruction waits for the sink to take what is queued.
+  Millis flush_timeout{2'000};
+};
+
 // Thread-safety: every member may be called from any thread; each line reaches the sink in one
-// call and lines never interleave. A filtered-out call costs one relaxed atomic load (plus
-// building the field views the caller passes). Ownership: borrows the clock, which stamps "ts"
-// and must outlive the logger.
+// call, in the order the calls took the buffer's lock, and lines never interleave. A
+// filtered-out call costs one relaxed atomic load (plus building the field views the caller
+// passes). Ownership: borrows the clock, which stamps "ts" on the callers' threads and must
+// outlive the logger; owns the writer thread.
 class Logger {
  public:
   explicit Logger(LogLevel min_level, LogSink sink = stderr_sink(),
-                  const Clock& clock = real_clock());
+                  const Clock& clock = real_clock(), LogBuffer buffer = {});
+  ~Logger();
+  Logger(const Logger&) = delete;
+  Logger& operator=(const Logger&) = delete;
 
   [[nodiscard]] bool enabled(LogLevel level) const noexcept {
     return level >= min_level_.load(std::memory_order_relaxed);
@@ -111,11 +139,23 @@ class Logger {
     log(LogLevel::Error, msg, fields);
   }
 
+  // Waits until the sink has taken every line queued before the call, at most `timeout`;
+  // false when it had not by then.
+  [[nodiscard]] bool flush(Millis timeout);
+
+  // Lines dropped because the buffer was full, since construction.
+  [[nodiscard]] std::uint64_t dropped_lines() const noexcept;
+  // From now on every dropped line also increments `counter` (nullptr: no longer). The counter
+  // must stay valid until it is replaced or the logger destroyed.
+  void count_drops(Counter* counter) noexcept;
+
+  struct Queue;  // shared with the writer thread, which may outlive the logger
+
  private:
   std::atomic<LogLevel> min_level_;
-  LogSink sink_ GUARDED_BY(sink_mutex_);
   const Clock& clock_;
-  Mutex sink_mutex_;
+  std::shared_ptr<Queue> queue_;
+  std::thread writer_;
 };
 
 // "2026-11-30T08:15:02.123Z": RFC 3339, UTC, milliseconds (truncated).

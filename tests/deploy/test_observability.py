@@ -21,7 +21,7 @@ ALERTS = REPO_ROOT / "deploy" / "prometheus" / "alerts.yml"
 RUNBOOK = REPO_ROOT / "docs" / "runbook.md"
 # Exported by the CloudWatch exporter, not by us (alerts.yml says why).
 CLOUDWATCH = {"aws_sqs_approximate_age_of_oldest_message_maximum"}
-DLQ_REASONS = ["INVALID_MESSAGE", "PAYLOAD_MISMATCH", "PERMANENT_DEBIT_FAILURE", "PREVIOUSLY_FAILED"]
+DLQ_REASONS = ["INVALID_MESSAGE", "PAYLOAD_MISMATCH", "PERMANENT_DEBIT_FAILURE", "PREVIOUSLY_FAILED", "DEBIT_UNCERTAIN"]
 
 
 def dashboard_exprs() -> list[str]:

@@ -108,7 +108,10 @@ def test_rotated_token_file_is_used_without_restart(
     assert consumer.process.alive()
     assert consumer.metric("ic_debits_total", result="debited") == 2
     assert consumer.metric("ic_debits_total", result="misconfigured") == 0
-    assert secure_bank.ledger()["stats"]["unauthorized"] == 0
+    # The watchers check the file every second: a call sent before its watcher saw the change
+    # is refused once (401) and sent again with the re-read token, never misconfigured; at most
+    # one such call per API (the debit's and the notification's token files are watched apart).
+    assert secure_bank.ledger()["stats"]["unauthorized"] <= 2
 
 
 @pytest.mark.parametrize("problem", ["wrong token", "no client certificate", "untrusted client certificate"])

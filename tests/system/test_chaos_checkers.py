@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tools.chaos import checkers
+from tools.chaos import checkers, report, stall_checkers
 from tools.chaos.checkers import Run
 from tools.chaos.history import bank_events, consumer_events, parse_ts
 from tools.chaos.workload import charge_body
@@ -188,6 +188,22 @@ def test_c4_accepts_an_unlogged_final_write_whose_answer_was_lost_in_a_store_out
     assert not verdicts(run)["C4"].ok, "c1 did not hold the newest claim"
     run.events.append({**failed, "ambiguous": True})
     assert verdicts(run)["C4"].ok, "c2's final write went out and its answer was lost"
+
+
+def test_c4_starts_a_charge_afresh_after_reconcile_reopened_it() -> None:
+    run = clean_run()
+    # CHG-A's record ended (ta2), reconcile --resolve-uncertain reopened it, and the redriven
+    # copy's claim wrote the final record again.
+    run.events += [{"t": 104.0, "type": "resolve", "uncertain": ["CHG-A"]}, claim(105.0, "CHG-A", "ta3", 3),
+                   recorded(105.2, "CHG-A", "ta3")]
+    run.records["CHG-A"]["claimToken"] = "ta3"
+    assert verdicts(run)["C4"].ok, verdicts(run)["C4"].detail
+    run.events = [e for e in run.events if e["type"] != "resolve"]
+    assert not verdicts(run)["C4"].ok, "without the reopen, two claims' final writes in one epoch"
+    # Settled instead (debited in the ledger): the operator's write is the final record.
+    run = clean_run()
+    run.events.append({"t": 104.0, "type": "resolve", "uncertain": ["CHG-A"]})
+    assert verdicts(run)["C4"].ok, verdicts(run)["C4"].detail
 
 
 def test_c4_counts_fenced_writes_without_failing() -> None:
@@ -391,3 +407,122 @@ def test_c10_catches_a_lost_notification_or_debits_stopped_by_a_notification_out
     run.outages = [{"dependency": "notify", "start": 110.0, "end": 120.0}]  # no debit while it lasted
     run.drained_at = 120.0
     assert only_failure(run) == "C10"
+
+
+# --- stalls (issue 34, tools/chaos/stall_checkers.py) -------------------------------------------
+
+
+def stall_run(fault: str = "credentials-stall", debits_during: bool = True, exit_s: float | None = 2.0) -> Run:
+    """Sends from t=0, a debit every 0.1 s from t=1 to t=30 (none in 12-20 unless
+    `debits_during`), a stall from 10 to 20 that met 6 requests, SIGTERM at 12; each consumer
+    fetched credentials at t=0, valid until t=40; health polled during the stall."""
+    events: list[dict[str, Any]] = [{"t": 0.0, "type": "send", "chargeId": "CHG-A"}]
+    events += [{"t": 1 + i / 10, "type": "bank", "chargeId": f"CHG-{i}", "outcome": "created"} for i in range(290)
+               if debits_during or not 12 <= 1 + i / 10 < 20]
+    events += [{"t": 10.0, "type": "fault", "fault": fault, "action": "start"},
+               {"t": 20.0, "type": "fault", "fault": fault, "action": "stop", "hits": 6},
+               {"t": 12.0, "type": "sigterm", "consumer": "c1.0", "graceSeconds": 3.0, "reached": True,
+                "stallEnd": 20.0, "exitCode": 0, "exitSeconds": exit_s}]
+    if fault == "credentials-stall":
+        events += [{"t": 0.0, "type": "credentials", "consumer": c, "phase": "ok", "answered": True, "after": 0.0,
+                    "expiration": 40.0} for c in ("c1.0", "c2.0", "c3.0")]
+    events += [{"t": 10.0 + i, "type": "health", "consumer": "c2.0", "path": p, "status": 200 if i < 8 else 503}
+               for i in range(10) for p in ("/health/live", "/health/ready")]
+    return Run(plan={}, invalid=set(), events=events, ledger=[], records={}, dlq=[], source_depth=0, lease_ms=LEASE_MS,
+               drained_at=30.0)
+
+
+def stall_verdicts(run: Run) -> dict[str, checkers.CheckResult]:
+    return {r.name: r for r in stall_checkers.check_all(run)}
+
+
+def test_a_stall_that_debits_go_through_passes_and_reports_its_figures() -> None:
+    run = stall_run()
+    results = stall_verdicts(run)
+    assert results["CS"].ok and results["CS"].asserted, results["CS"].detail
+    assert results["CT"].ok and results["CT"].asserted, results["CT"].detail
+    assert not results["CL"].asserted
+    figures = stall_checkers.stall_figures(run)
+    assert figures is not None
+    assert (figures["before"], figures["during"], figures["after"]) == (10.0, 10.0, 10.0)
+    assert figures["health"] == {"/health/live": "200x8, 503x2", "/health/ready": "200x8, 503x2"}
+    assert "| stall-x | credentials-stall | 10.0 | 10.0 (10.0) |" in report.stall_markdown(
+        [{"stall": report.stall_row("stall-x", figures, stall_checkers.check_all(run))}])
+
+
+def test_cs_catches_debits_that_stop_while_credentials_are_valid() -> None:
+    result = stall_verdicts(stall_run(debits_during=False))["CS"]
+    assert result.failed and result.counts["during"] == 2.0, result.detail
+
+
+def test_cs_judges_a_credentials_stall_only_while_the_credentials_last() -> None:
+    run = stall_run(debits_during=False)
+    for e in run.of_type("credentials"):
+        e["expiration"] = 12.0  # debits may stop once no valid credentials remain
+    assert stall_verdicts(run)["CS"].ok
+    assert stall_checkers.stall_figures(run)["duringSeconds"] == 2.0  # type: ignore[index]
+    # A prompt fetch while they were valid extends them; a late answer (the client may have
+    # given up) does not.
+    run.events.append({"t": 11.0, "type": "credentials", "consumer": "c1.0", "phase": "slow", "answered": True,
+                       "after": 4.0, "expiration": 40.0})
+    assert stall_verdicts(run)["CS"].ok
+    for consumer in ("c1.0", "c2.0", "c3.0"):
+        run.events.append({"t": 11.0, "type": "credentials", "consumer": consumer, "phase": "ok", "answered": True,
+                           "after": 0.0, "expiration": 40.0})
+    assert stall_verdicts(run)["CS"].failed
+
+
+def test_cs_fails_a_stall_that_never_reached_the_consumers() -> None:
+    run = stall_run(fault="resolver-stall")
+    assert stall_verdicts(run)["CS"].ok
+    next(e for e in run.events if e.get("action") == "stop")["hits"] = 0
+    result = stall_verdicts(run)["CS"]
+    assert result.failed and "never reached" in result.detail
+
+
+@pytest.mark.parametrize("exit_s", [9.5, None])
+def test_ct_catches_a_sigterm_that_outlives_grace_plus_five_seconds(exit_s: float | None) -> None:
+    result = stall_verdicts(stall_run(exit_s=exit_s))["CT"]
+    assert result.failed, result.detail
+    run = stall_run()
+    run.events = [e for e in run.events if e["type"] != "sigterm"]
+    assert stall_verdicts(run)["CT"].failed
+
+
+def test_cl_passes_a_log_stall_that_loses_lines_and_catches_one_that_loses_charges_or_debits() -> None:
+    run = stall_run(fault="log-stall")
+    run.events.append({"t": 31.0, "type": "log_dropped", "consumer": "c1.0", "value": 41.0})
+    result = stall_verdicts(run)["CL"]
+    assert result.ok and result.asserted and result.counts["droppedLines"] == 41.0, result.detail
+    assert not stall_verdicts(run)["CS"].asserted
+    run.plan = {"CHG-L": {"kind": "valid", "amount": 100}}  # never debited nor recorded
+    assert stall_verdicts(run)["CL"].failed
+    assert stall_verdicts(stall_run(fault="log-stall", debits_during=False))["CL"].failed
+
+
+def test_c4_counts_final_writes_a_log_stall_left_unlogged_but_not_a_superseded_token() -> None:
+    run = clean_run()
+    run.events = [e for e in run.events if not (e["chargeId"] == "CHG-A" and e["type"] in ("recorded", "claim"))
+                  or e.get("claimToken") == "ta"]
+    assert not verdicts(run)["C4"].ok, "a final record nobody wrote"
+    run.events += [{"t": 101.0, "type": "fault", "fault": "log-stall", "action": "start"},
+                   {"t": 103.0, "type": "fault", "fault": "log-stall", "action": "stop"}]
+    result = verdicts(run)["C4"]
+    assert result.ok and result.counts["unlogged"] == 1, result.detail
+    run.records["CHG-A"]["claimToken"] = "ta"  # the token of a claim the history shows taken over
+    run.events.append(claim(102.0, "CHG-A", "ta2", 2, consumer="c2.0"))
+    assert not verdicts(run)["C4"].ok
+
+
+def test_ch_catches_a_debit_uncertain_charge_left_unresolved() -> None:
+    from tools.chaos.horizon import ch_uncertain_resolved
+
+    run = clean_run()
+    assert not ch_uncertain_resolved(run).ok, "reconcile --resolve-uncertain must have run"
+    run.events.append({"t": 110.0, "type": "resolve", "uncertain": ["CHG-A"], "exitCode": 0,
+                       "summary": '{"debited":1}'})
+    assert ch_uncertain_resolved(run).ok
+    left = copy.deepcopy(run)
+    left.records["CHG-A"] = {"state": "FAILED", "status": "DEBIT_UNCERTAIN", "claimToken": "ta2"}
+    result = ch_uncertain_resolved(left)
+    assert not result.ok and "still DEBIT_UNCERTAIN" in result.detail

@@ -53,6 +53,7 @@ COMMON_TYPES = {
     "owner": "S",
     "payloadHash": "S",
     "createdAt": "N",
+    "firstAttemptAt": "N",  # when the bank's idempotency window started (design §3)
     "updatedAt": "N",
     "expiresAt": "N",
 }
@@ -98,6 +99,7 @@ def test_in_progress_record_has_no_final_attributes(moto: MotoServer, written: d
     record = item(moto, "CHG-INPROGRESS")
     assert attribute_types(record) == COMMON_TYPES
     assert record["state"]["S"] == "IN_PROGRESS"
+    assert record["firstAttemptAt"]["N"] == record["createdAt"]["N"]  # claimed once
     assert int(record["expiresAt"]["N"]) == written["now_ms"] // 1000 + written["retention_seconds"]
 
 

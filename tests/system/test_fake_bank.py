@@ -289,6 +289,34 @@ def test_commit_then_timeout_commits_while_the_caller_times_out(fake_bank: FakeB
     assert fake_bank.debit(debit_body("CHG-OTHER"), timeout=2.0).status == 201
 
 
+def test_inquiry_finds_a_debit_by_its_key_and_404s_an_unknown_one(fake_bank: FakeBank) -> None:
+    created = fake_bank.debit(debit_body("CHG-ASK"))
+    found = fake_bank.inquire("CHG-ASK")
+    assert found.status == 200 and found.body == {"debitId": created.body["debitId"], "chargeId": "CHG-ASK"}
+    missing = fake_bank.inquire("CHG-NEVER")
+    assert missing.status == 404 and missing.body["code"] == "DEBIT_NOT_FOUND"
+    assert fake_bank.inquire("bad%20key").status == 400
+    fake_bank.set_faults(transientErrorRate=1.0)
+    assert fake_bank.inquire("CHG-ASK").status == 503
+    assert [a["status"] for a in fake_bank.attempts("inquiry")] == [200, 404, 503]
+
+
+def test_a_forgotten_key_is_debited_again_and_no_longer_found(fake_bank: FakeBank) -> None:
+    fake_bank.set_faults(keyMemoryMs=300)
+    first = fake_bank.debit(debit_body("CHG-FORGET"))
+    assert fake_bank.debit(debit_body("CHG-FORGET")).status == 200  # remembered: a replay
+    wait_until(lambda: fake_bank.inquire("CHG-FORGET").status == 404, timeout=5, description="key forgotten")
+    again = fake_bank.debit(debit_body("CHG-FORGET"))
+    assert again.status == 201 and again.body["debitId"] != first.body["debitId"]
+    rows = [d for d in fake_bank.ledger()["debits"] if d["chargeId"] == "CHG-FORGET"]
+    assert [d["debitId"] for d in rows] == [first.body["debitId"], again.body["debitId"]]
+    assert fake_bank.ledger()["stats"]["forgottenKeys"] == 1
+    # The memory is the bank's, not an outage: an expired fault configuration keeps it.
+    fake_bank.set_faults(keyMemoryMs=300, transientErrorRate=1.0, expiresAfterMs=1)
+    wait_until(lambda: fake_bank.faults()["transientErrorRate"] == 0.0, timeout=5, description="outage over")
+    assert fake_bank.faults()["keyMemoryMs"] == 300
+
+
 def test_commit_then_timeout_delivers_the_late_answer_to_a_patient_caller(fake_bank: FakeBank) -> None:
     fake_bank.set_faults(commitThenTimeout={"chargeIds": ["CHG-CTT"], "delayMs": 300})
     started = time.monotonic()

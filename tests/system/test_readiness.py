@@ -52,7 +52,8 @@ def test_an_idle_consumer_is_ready_without_waiting_for_its_first_receive(
     _, body = readiness(consumer)
     dependencies = {"queue", "dlq", "table", "receive", "store"}
     circuits = {"circuit_debit", "circuit_notify", "circuit_store"}
-    assert set(body["checks"]) == dependencies | circuits
+    assert set(body["checks"]) == dependencies | circuits | {"credentials"}
+    assert body["checks"]["credentials"] == {"ok": True, "detail": "valid"}, body["checks"]["credentials"]
     assert consumer.metric("ic_ready") == 1
     for dependency in dependencies:
         assert consumer.metric("ic_dependency_up", dependency=dependency) == 1, dependency

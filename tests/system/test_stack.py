@@ -10,6 +10,7 @@ import time
 import pytest
 
 from tools.local_stack.processes import (
+    PIPE_BYTES,
     ProcessFailed,
     ProcessManager,
     http_ok,
@@ -103,3 +104,20 @@ def test_stop_all_stops_every_process(processes: ProcessManager) -> None:
     ]
     processes.stop_all(grace=2)
     assert all(not p.alive() for p in procs)
+
+
+def test_a_paused_stderr_pump_blocks_the_writer_and_resume_delivers_every_byte(processes: ProcessManager) -> None:
+    # The chaos suite's log stall (tools/chaos/stalls.py): a reader that stops, then drains.
+    code = "import sys\nfor i in range(2000):\n    sys.stderr.write(f'line {i:05d}\\n')\nprint('written', flush=True)"
+    proc = processes.start("writer", python(code), pump_stderr=True)
+    pump = proc.stderr_pump
+    assert pump is not None
+    pump.pause()
+    # Full: fewer than one 11-byte line short of the pipe's size.
+    wait_until(lambda: pump.pending() > PIPE_BYTES - 11, timeout=10, description="the pipe full")
+    time.sleep(0.3)
+    assert proc.alive() and "written" not in proc.stdout_path.read_text(), "the writer is blocked on the full pipe"
+    pump.resume()
+    wait_until(lambda: not proc.alive(), timeout=10, description="the writer finished")
+    wait_until(lambda: len(proc.lines("stderr")) == 2000, timeout=10, description="every line in the log file")
+    assert proc.lines("stderr")[-1] == "line 01999"

@@ -1,9 +1,11 @@
 // A HoldWaiter for tests on a ManualClock: each wait moves the clock to its deadline at once
 // and is recorded, so a held probe's schedule can be read back without waiting; stop() makes
-// every later wait answer "stopped".
+// every later wait answer "stopped". A line it waits in (the bank pacer's) lives on the loop it
+// was given, which the test runs its tasks on.
 #pragma once
 
-#include <atomic>
+#include <stdexcept>
+#include <stop_token>
 #include <vector>
 
 #include "application/hold_waiter.hpp"
@@ -14,19 +16,27 @@ namespace ic::testing {
 
 class AdvancingWaiter final : public application::HoldWaiter {
  public:
-  explicit AdvancingWaiter(ManualClock& clock) : clock_(clock) {}
+  explicit AdvancingWaiter(ManualClock& clock, event::EventLoop* loop = nullptr)
+      : clock_(clock), loop_(loop) {}
   Task<bool> wait_until(Instant at) override {
     {
       MutexLock lock(mutex_);
       waits_.push_back(at);
     }
-    if (stop_) co_return false;
+    if (stop_.stop_requested()) co_return false;
     if (at > clock_.now()) clock_.set(at);
     co_return true;
   }
   void notify_all() override {}
-  void request_stop() override { stop_ = true; }
-  bool stop_requested() const override { return stop_; }
+  void request_stop() override { stop_.request_stop(); }
+  bool stop_requested() const override { return stop_.stop_requested(); }
+  event::EventLoop& loop() override {
+    if (loop_ == nullptr) throw std::logic_error("AdvancingWaiter: made without a loop");
+    return *loop_;
+  }
+  Task<bool> wait_in(event::WaitQueue& line) override {
+    co_return co_await line.wait(std::nullopt, stop_.get_token()) == event::Wake::Notified;
+  }
   std::vector<Instant> waits() const {
     MutexLock lock(mutex_);
     return waits_;
@@ -34,7 +44,8 @@ class AdvancingWaiter final : public application::HoldWaiter {
 
  private:
   ManualClock& clock_;
-  std::atomic<bool> stop_{false};
+  event::EventLoop* loop_;
+  std::stop_source stop_;
   mutable Mutex mutex_;
   std::vector<Instant> waits_ GUARDED_BY(mutex_);
 };

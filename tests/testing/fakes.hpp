@@ -51,9 +51,16 @@ class FakeBank final : public domain::AccountDebitPort {
     auto it = calls_by_key_.find(key);
     return it == calls_by_key_.end() ? 0 : it->second;
   }
+  // Every debit that moved money, those of forgotten keys included.
   std::size_t money_movements() const {
     MutexLock lock(mutex_);
-    return debits_.size();
+    return debits_.size() + forgotten_;
+  }
+
+  // The bank forgets the key (its idempotency window passed): a debit with it moves money again.
+  void forget(const std::string& key) {
+    MutexLock lock(mutex_);
+    if (debits_.erase(key) > 0) ++forgotten_;
   }
 
   // Runs inside debit() before the bank answers: lets a test act "during" the debit.
@@ -78,6 +85,7 @@ class FakeBank final : public domain::AccountDebitPort {
   int calls_ GUARDED_BY(mutex_) = 0;
   std::map<std::string, int> calls_by_key_ GUARDED_BY(mutex_);
   std::map<std::string, std::string> debits_ GUARDED_BY(mutex_);
+  std::size_t forgotten_ GUARDED_BY(mutex_) = 0;
   std::map<std::string, std::vector<domain::DebitResult>> scripted_ GUARDED_BY(mutex_);
 };
 

@@ -34,6 +34,7 @@ Task<idempotency::ClaimReply> InMemoryIdempotencyStore::claim(
   record.owner = request.owner;
   record.payload_hash = request.payload_hash;
   record.updated_at = request.now;
+  if (!record.first_attempt_at) record.first_attempt_at = request.now;
   record.expires_at_epoch_seconds = expiry_after(request.now);
   co_return idempotency::ClaimResult{ClaimOutcome::Acquired, record};
 }

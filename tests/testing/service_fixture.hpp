@@ -9,9 +9,11 @@
 
 #include <atomic>
 #include <variant>
+#include <vector>
 
 #include "application/charge_recovery_service.hpp"
 #include "application/hold_waiter.hpp"
+#include "core/thread_annotations.hpp"
 #include "event/run_blocking.hpp"
 #include "testing/advancing_waiter.hpp"
 #include "testing/fakes.hpp"
@@ -28,8 +30,22 @@ class CountingObserver final : public application::ChargeObserver {
   void store_failed(const domain::Charge&, idempotency::StoreOperation, const Error&) override {
     ++store_failures;
   }
+  void charge_finished(const domain::Charge&, const application::ChargeSteps& steps,
+                       const consumer::Disposition&) override {
+    MutexLock lock(mutex_);
+    finished_.push_back(steps);
+  }
+  // Every delivery's summary so far, in the order they ended.
+  std::vector<application::ChargeSteps> finished() const {
+    MutexLock lock(mutex_);
+    return finished_;
+  }
   std::atomic<int> fenced_count{0};
   std::atomic<int> store_failures{0};
+
+ private:
+  mutable Mutex mutex_;
+  std::vector<application::ChargeSteps> finished_ GUARDED_BY(mutex_);
 };
 
 class ServiceFixture : public ::testing::Test {

@@ -9,9 +9,11 @@ shows it is caught.
   with a reason; every invalid body and every copy whose payload lost to another is in the DLQ
   with a reason; the source queue is empty.
 - C3 money conserved: the ledger's total is the sum of the expected amounts of valid charges.
-- C4 no stale completion accepted: per key and store epoch, every accepted final write is by
-  one claim, the one with the highest fence, and it is the token in the table; fenced writes
-  are counted. Holds for any clock skew (conditional writes).
+- C4 no stale completion accepted: per key and store epoch (a wipe, or an operator starting the
+  charge afresh: reconcile --resolve-uncertain), every accepted final write is by one claim, the one with the highest fence, and it is the token in the table; fenced writes
+  are counted. Holds for any clock skew (conditional writes). After a log stall (lines the
+  consumers dropped are missing from the history) a write whose claim, or a final record whose
+  write, left no line is counted as unlogged instead.
 - C4L one live claim: no claim was acquired while another worker, alive, running and not finished, was
   still inside its own lease by its own clock. Needs skew + heartbeat lateness <= lease/2
   (docs/model-check.md), so it is asserted only when the run's skew is within that bound and
@@ -48,6 +50,7 @@ Long outages (issue 22), asserted only on runs whose nemesis had one:
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -232,28 +235,66 @@ def _claims_by_key(run: Run) -> dict[str, list[Event]]:
     return by_key
 
 
+# Faults during which a consumer may drop log lines (the history then lacks their events).
+LOSSY_LOG_FAULTS = ("log-stall",)
+
+
+def log_gaps(run: Run) -> list[tuple[float, float]]:
+    """The stretches (start, stop) during which every consumer's log could drop lines."""
+    gaps: list[tuple[float, float]] = []
+    started: float | None = None
+    for e in sorted(run.of_type("fault"), key=lambda e: e["t"]):
+        if e.get("fault") in LOSSY_LOG_FAULTS and e.get("action") == "start":
+            started = e["t"]
+        elif e.get("fault") in LOSSY_LOG_FAULTS and e.get("action") == "stop" and started is not None:
+            gaps.append((started, e["t"]))
+            started = None
+    return gaps
+
+
+def _operator_resets(run: Run) -> dict[str, list[float]]:
+    """Per charge, when an operator's write started it afresh: `reconcile --resolve-uncertain`
+    (tools/chaos/horizon.py) reopens a DEBIT_UNCERTAIN charge the bank never debited, and the
+    redriven copy's claim then writes its own final record."""
+    resets: dict[str, list[float]] = defaultdict(list)
+    for e in run.of_type("resolve"):
+        for key in e.get("uncertain", []):
+            resets[key].append(e["t"])
+    return resets
+
+
 def c4_no_stale_completion(run: Run) -> CheckResult:
     claims = _claims_by_key(run)
+    resets = _operator_resets(run)
+
+    def epoch_of(key: str, t: float) -> tuple[int, int]:
+        """The store epoch (wipes) and how often an operator had started the charge afresh."""
+        return run.epoch(t), sum(1 for r in resets.get(key, ()) if r <= t)
+
     fenced = run.of_type("fenced")
+    gaps = log_gaps(run)
+    unlogged = 0
     problems: list[str] = []
-    writes: dict[tuple[str, int], set[str]] = defaultdict(set)
+    writes: dict[tuple[str, tuple[int, int]], set[str]] = defaultdict(set)
     for e in run.of_type("recorded"):
-        writes[(e["chargeId"], run.epoch(e["t"]))].add(e.get("claimToken") or "")
-    last_epoch = len(run.wipes)
+        writes[(e["chargeId"], epoch_of(e["chargeId"], e["t"]))].add(e.get("claimToken") or "")
     for (key, epoch), tokens in sorted(writes.items()):
         if len(tokens) > 1:
-            problems.append(f"{key}: final writes accepted from {len(tokens)} claims in store epoch {epoch}")
+            problems.append(f"{key}: final writes accepted from {len(tokens)} claims in store epoch {epoch[0]}")
             continue
         (token,) = tokens
-        acquired = [c for c in claims.get(key, []) if run.epoch(c["t"]) == epoch]
+        acquired = [c for c in claims.get(key, []) if epoch_of(key, c["t"]) == epoch]
         mine = [c for c in acquired if c.get("claimToken") == token]
+        if not mine and gaps:
+            unlogged += 1  # its claim's line dropped by the log stall
+            continue
         if not mine:
             problems.append(f"{key}: final write by token {token[:8]} that never acquired a claim")
             continue
         newest = max(acquired, key=lambda c: c.get("fence") or 0)
         if newest.get("claimToken") != token:
             problems.append(f"{key}: final write by fence {mine[-1].get('fence')} after fence {newest.get('fence')} took the claim")
-        if epoch == last_epoch:
+        if epoch == epoch_of(key, math.inf):
             record = run.records.get(key)
             if record is not None and record.get("claimToken") != token:
                 problems.append(f"{key}: table token {str(record.get('claimToken'))[:8]} is not the writer's {token[:8]}")
@@ -263,18 +304,29 @@ def c4_no_stale_completion(run: Run) -> CheckResult:
     ambiguous_final = {(e["consumer"], e.get("chargeId")) for e in run.of_type("store_failed")
                        if e.get("ambiguous") and e.get("operation") in ("complete", "fail")}
     for key, record in run.records.items():
+        last_epoch = epoch_of(key, math.inf)
         if record.get("state") not in ("DONE", "FAILED") or (key, last_epoch) in writes:
             continue
         # A writer SIGKILLed between its write and its log line, or whose write's answer was
         # lost, leaves no `recorded` event: the table's token must then be the newest claim's,
         # and that claim's process killed or its final write ambiguous.
-        acquired = [c for c in claims.get(key, []) if run.epoch(c["t"]) == last_epoch]
+        acquired = [c for c in claims.get(key, []) if epoch_of(key, c["t"]) == last_epoch]
+        if not acquired and key in resets:
+            continue  # reconcile settled it from the ledger: the final record is the operator's
         newest = max(acquired, key=lambda c: c.get("fence") or 0, default=None)
         explained = newest is not None and (newest["consumer"] in died or (newest["consumer"], key) in ambiguous_final)
+        # After a log stall the writer's line (or its claim's) may be missing; a token that
+        # the history shows superseded is still a stale completion.
+        token_unseen = record.get("claimToken") not in {c.get("claimToken") for c in acquired}
+        if gaps and not explained and (token_unseen or newest.get("claimToken") == record.get("claimToken")):
+            unlogged += 1
+            continue
         if newest is None or newest.get("claimToken") != record.get("claimToken") or not explained:
             problems.append(f"{key}: final in the table but no accepted final write in the history")
-    counts = {"fenced": len(fenced), "finalWrites": sum(len(t) for t in writes.values())}
+    counts = {"fenced": len(fenced), "finalWrites": sum(len(t) for t in writes.values()), "unlogged": unlogged}
     detail = f"{counts['finalWrites']} accepted final writes, {len(fenced)} fenced writes refused"
+    if gaps:
+        detail += f", {unlogged} final writes unlogged (log stall)"
     if problems:
         return CheckResult("C4", False, f"{len(problems)} problems, e.g. {problems[:3]}; {detail}", counts=counts)
     return CheckResult("C4", True, detail, counts=counts)
@@ -316,6 +368,7 @@ def _ends(run: Run) -> tuple[dict[str, float], dict[str, float]]:
 def c4l_one_live_claim(run: Run) -> CheckResult:
     ended, died = _ends(run)
     paused = _paused(run)
+    gaps = log_gaps(run)
     overlaps: list[str] = []
     for key, acquired in _claims_by_key(run).items():
         acquired.sort(key=lambda c: (run.epoch(c["t"]), c.get("fence") or 0))
@@ -329,6 +382,10 @@ def c4l_one_live_claim(run: Run) -> CheckResult:
             # lateness D is the pause, not the margin the bound assumes (the model's D, not a
             # breach of S + D <= lease/2 by the code).
             if any(start < t and stop > previous["t"] for start, stop in paused.get(previous["consumer"], [])):
+                continue
+            # A holder whose log dropped lines between its claim and the takeover may have
+            # finished (or released) it without a line saying so.
+            if any(start < t and stop > previous["t"] for start, stop in gaps):
                 continue
             # The previous holder's clock at that moment, against the lease it wrote.
             holder_now_ms = t * 1000 + previous.get("offsetMs", 0)

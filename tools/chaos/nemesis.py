@@ -20,6 +20,7 @@ from typing import Any
 
 from tools.chaos.history import History
 from tools.chaos.stack import ChaosStack
+from tools.chaos.stalls import stall
 from tools.chaos.workload import REFUSED_ACCOUNT
 from tools.local_stack import binary
 from tools.local_stack.aws_proxy import Faults
@@ -206,6 +207,10 @@ ACTIONS: dict[str, Callable[[Nemesis, Step], None]] = {
     "notify-outage": bank_window({"notificationFailureRate": 1.0}),
     "bank-429": bank_window({"transientErrorRate": 0.3, "transientErrorStatus": 429, "retryAfter": {"seconds": 3}}),
     "bank-slow": bank_window({"latencyMs": 1500}),
+    # Stalls (issue 34, tools/chaos/stalls.py): one action, the scenario's Stall decides what stops.
+    "credentials-stall": stall,
+    "log-stall": stall,
+    "resolver-stall": stall,
 }
 
 # Fault kinds whose window is an outage of one dependency (the C6-C8 checkers judge them).

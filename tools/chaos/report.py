@@ -37,6 +37,44 @@ def row(scenario: str, seed: int, charges: int, messages: int, results: list[Che
     }
 
 
+STALL_COLUMNS = ["scenario", "stall", "debits/s before", "during (s)", "after", "/health/live during", "/health/ready during",
+                 "SIGTERM to exit s (bound)", "reached", "lines dropped", "CS", "CL", "CT"]
+
+
+def stall_row(scenario: str, f: dict[str, Any], results: list[CheckResult]) -> dict[str, Any]:
+    """The stall table's row (figures from stall_checkers.stall_figures)."""
+    by = {r.name: r for r in results}
+    sigterm = f["sigterm"] or {}
+    exit_s = sigterm.get("exitSeconds")
+    bound = by["CT"].counts.get("bound")
+    return {
+        "scenario": scenario,
+        "stall": f["fault"],
+        "debits/s before": f["before"],
+        "during (s)": f"{f['during']} ({f['duringSeconds']})",
+        "after": f["after"],
+        "/health/live during": f["health"].get("/health/live", "-"),
+        "/health/ready during": f["health"].get("/health/ready", "-"),
+        "SIGTERM to exit s (bound)": f"{'still running' if exit_s is None else exit_s} ({bound})",
+        "reached": f["hits"],
+        "lines dropped": "not counted" if f["droppedLines"] is None else f"{f['droppedLines']:.0f}",
+        **{name: ("pass" if by[name].ok else "FAIL") if by[name].asserted else "n/a" for name in ("CS", "CL", "CT")},
+    }
+
+
+def stall_markdown(rows: list[dict[str, Any]]) -> str:
+    """The stall table (issue 34's figures) of the rows that have one; empty when none do."""
+    stalls = [r["stall"] for r in rows if "stall" in r]
+    if not stalls:
+        return ""
+    lines = ["", "Stalls: debits committed per second before, during (its length: a credentials stall's ends when the "
+             "first consumer's credentials expire) and after the stall (until the queue drained, at least 2 s); "
+             "reached = credential requests, silent lookups or stderr bytes left unread during it.", "",
+             "| " + " | ".join(STALL_COLUMNS) + " |", "|" + "|".join("---" for _ in STALL_COLUMNS) + "|"]
+    lines += ["| " + " | ".join(str(r.get(c, "")) for c in STALL_COLUMNS) + " |" for r in stalls]
+    return "\n".join(lines) + "\n"
+
+
 def _open_attempts(result: CheckResult | None) -> str:
     if result is None or "attemptsWhileOpen" not in result.counts:
         return "-"

@@ -18,10 +18,12 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tools.chaos import checkers, report
+from tools.chaos import checkers, horizon, report, stall_checkers
+from tools.chaos.health import HealthPoller, dropped_lines
 from tools.chaos.history import History, bank_events, consumer_events
 from tools.chaos.nemesis import BANK_TIMEOUT_S, BASE_FAULTS, OUTAGES, Nemesis, Step
 from tools.chaos.stack import ChaosStack
+from tools.chaos.stalls import make_stall
 from tools.chaos.workload import Workload, make_workload
 from tools.local_stack.paths import REPO_ROOT
 
@@ -37,6 +39,19 @@ HEARTBEAT_MARGIN_MS = 1000
 OUTAGE_LEASE_S = 2
 CIRCUIT_ENV = {"CIRCUIT_PROBE_MIN_MS": "500", "CIRCUIT_PROBE_MAX_MS": "2000", "CIRCUIT_RAMP_MS": "2000"}
 OUTAGE_SPEC: dict[str, Any] = {"lease": OUTAGE_LEASE_S, "maxReceiveCount": 5, "sendSeconds": 8.0, "env": CIRCUIT_ENV}
+
+# Stalls (issue 34) on ElasticMQ + dynalite, sized for CI (about 35 s each at 300 charges): the
+# workload is sent over 23 s (or charges/60 s), the stall starts 5-6 s in, SIGTERM reaches the
+# first consumer 1 s after the stall did, with a 3 s grace (bound 8 s), and the stall lasts
+# until that consumer exited or 9 s passed. Credentials expire 26 s after each fetch (the
+# issue's 70 s scaled like the other durations): the first fetch, at start-up 1-3 s before
+# the workload, falls due for refresh (half its life, today's rule) at 10-12 s, inside the
+# stall, and stays valid until 23-25 s, after it.
+STALL_GRACE_S = 3
+STALL_SPEC: dict[str, Any] = {"emulators": True, "sendSeconds": 23.0, "env": {"SHUTDOWN_GRACE_SECONDS": str(STALL_GRACE_S)}}
+CREDENTIALS_STALL = Step(8, "credentials-stall", params={"phases": [["slow", 3], ["down", 11]], "sigtermBy": 8,
+                                                         "grace": STALL_GRACE_S})
+CREDENTIALS_SPEC: dict[str, Any] = {**STALL_SPEC, "credentialsTtl": 26, "slowSeconds": 4.0, "steps": [CREDENTIALS_STALL]}
 
 AWS_FAULTS = {"error500": 0.05, "throttle": 0.05, "reset": 0.03, "stall": 0.02}
 AWS_FAULT_S = 10.0
@@ -80,8 +95,18 @@ def scenarios(lease: int) -> dict[str, dict[str, Any]]:
         "aws-faults-ddb": {**AWS_FAULT_SPEC, "steps": [Step(0, "aws-faults", AWS_FAULT_S, {"dynamodb": AWS_FAULTS})]},
         "aws-faults-mixed": {**AWS_FAULT_SPEC, "steps": [Step(0, "aws-faults", AWS_FAULT_S,
                                                               {"sqs": AWS_FAULTS, "dynamodb": AWS_FAULTS})]},
+        "bank-horizon": horizon.scenario(OUTAGE_SPEC),
         "bank-slow": {**OUTAGE_SPEC, "lease": LEASE_S, "steps": [Step(2, "bank-slow", 8)],
                       "env": {**CIRCUIT_ENV, "BANK_SLOW_CALL_MS": "1000"}},
+        # Stalls (issue 34, tools/chaos/stalls.py): credentials endpoint answering after 4 s
+        # (past the 3 s metadata timeout), then not at all; STS the same; stderr not read;
+        # the notification host's lookups never answered.
+        "stall-credentials-container": {**CREDENTIALS_SPEC, "stall": "container"},
+        "stall-credentials-web-identity": {**CREDENTIALS_SPEC, "stall": "web-identity"},
+        "stall-log-reader": {**STALL_SPEC, "sendSeconds": 17.0, "stall": "log", "steps": [
+            Step(5, "log-stall", params={"phases": [["stopped", 10]], "sigtermBy": 3, "grace": STALL_GRACE_S})]},
+        "stall-resolver": {**STALL_SPEC, "sendSeconds": 17.0, "stall": "resolver", "steps": [
+            Step(5, "resolver-stall", params={"phases": [["silent", 10]], "sigtermBy": 3, "grace": STALL_GRACE_S})]},
     }
 
 
@@ -182,13 +207,16 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
     history.add("scenario", name=name, seed=seed, charges=charges, leaseSeconds=lease, offsetsMs=offsets,
                 steps=[vars(s) for s in steps], env=env, maxReceiveCount=spec.get("maxReceiveCount", MAX_RECEIVE_COUNT))
     workload = make_workload(name.replace("-", "")[:12], charges, rng)
+    stall = make_stall(spec, directory / "stall")
+    health: HealthPoller | None = None
     stack = ChaosStack(directory / "logs", lease, WORKERS, int(spec.get("maxReceiveCount", MAX_RECEIVE_COUNT)), seed,
                        extra_env=env, store_proxy=bool(spec.get("storeProxy")),
-                       emulators=bool(spec.get("emulators")))
+                       emulators=bool(spec.get("emulators")), stall=stall)
     try:
         stack.provision(f"{name}-{seed}")
         stack.bank.set_faults(BASE_FAULTS)
         stack.start_consumers(offsets)
+        health = HealthPoller(stack, history) if stall is not None else None
         sampler = Sampler(stack, history)
         sampler.start()
         producer = Producer(stack, history, workload, send_seconds)
@@ -212,6 +240,8 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
                 pass
             time.sleep(0.25)
         sampler.stop.set()
+        if "afterDrain" in spec:  # a scenario's own follow-up, e.g. an operator's resolution
+            spec["afterDrain"](stack, history)
         bank_ledger = stack.bank.ledger()
         ledger = bank_ledger["debits"]
         notified = {n["chargeId"] for n in bank_ledger["notifications"]}
@@ -219,12 +249,20 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
         reconciled = stack.reconcile()
         dlq = stack.dead_letters()
         depth = stack.depth(stack.queue_url)
+        if health is not None:
+            health.close()
+            for slot in stack.slots:
+                history.add("log_dropped", consumer=slot.name, value=dropped_lines(slot))
         stack.stop_consumers()
         for slot in stack.slots:
             for instance, proc, offset in slot.instances:
                 history.extend(consumer_events(proc.json_lines("stderr"), instance, offset))
         history.extend(bank_events(stack.bank.process.json_lines("stderr")))
+        if stall is not None:
+            history.extend(stall.events({proc.pid: instance for slot in stack.slots for instance, proc, _ in slot.instances}))
     finally:
+        if health is not None:
+            health.close()
         stack.close()
     history.close()
     events = history.events
@@ -245,11 +283,15 @@ def run_scenario(name: str, spec: dict[str, Any], charges: int, seed: int, out: 
         recovery_bound_seconds=checkers.recovery_bound_seconds(
             lease, int(env.get("CIRCUIT_PROBE_MAX_MS", "15000")) / 1000, int(env.get("CIRCUIT_RAMP_MS", "5000")) / 1000, charges),
     )
-    results = checkers.check_all(run)
+    results = checkers.check_all(run) + [check(run) for check in spec.get("checks", [])]
+    results += stall_checkers.check_all(run) if stall is not None else []
     if nemesis.errors:
         results.append(checkers.CheckResult("nemesis", False, f"fault injection failed: {nemesis.errors[0]!r}"))
     report.plot(events, directory / "timeline.png", f"{name} (seed {seed})")
     summary = report.row(name, seed, charges, len(workload.messages), results)
+    figures = stall_checkers.stall_figures(run)
+    if figures is not None:
+        summary["stall"] = report.stall_row(name, figures, results)
     return summary, results, report.details(name, results)
 
 
@@ -258,12 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.chaos", description="Fault campaign over the local stack (docs/chaos.md).")
     parser.add_argument("--charges", type=int, default=1000, help="charges per scenario (default 1000)")
     parser.add_argument("--seed", type=int, default=None, help="replay a run: the seed it printed (default: random)")
-    parser.add_argument("--scenarios", default=",".join(all_scenarios), help=f"comma-separated, of: {', '.join(all_scenarios)}")
+    parser.add_argument("--scenarios", default=",".join(all_scenarios),
+                        help=f"comma-separated, of: {', '.join(all_scenarios)}; stalls = every stall-* scenario")
     parser.add_argument("--send-seconds", type=float, default=None, help="how long the workload is sent over (default: charges/60, at least 15)")
     parser.add_argument("--out", type=Path, default=REPO_ROOT / "build" / "chaos")
     args = parser.parse_args(argv)
     seed = args.seed if args.seed is not None else random.SystemRandom().randrange(1, 2**31)
-    names = [n.strip() for n in args.scenarios.split(",") if n.strip()]
+    # "stalls" names issue 34's stall scenarios at once.
+    names = [m for n in args.scenarios.split(",") if n.strip()
+             for m in ([name for name in all_scenarios if name.startswith("stall-")] if n.strip() == "stalls" else [n.strip()])]
     unknown = [n for n in names if n not in all_scenarios]
     if unknown:
         parser.error(f"unknown scenario(s): {', '.join(unknown)}")
@@ -290,9 +335,9 @@ def main(argv: list[str] | None = None) -> int:
     summary = (f"# Chaos run, seed {seed}, {args.charges} charges per scenario, lease {LEASE_S} s (long-outage scenarios {OUTAGE_LEASE_S} s), "
                f"{CONSUMERS} consumers x {WORKERS} workers, {time.monotonic() - started:.0f} s\n\n"
                f"Replay: `python -m tools.chaos --seed {seed} --charges {args.charges} --scenarios {','.join(names)}`\n\n"
-               + report.markdown(rows) + "\n## Checker details\n\n" + "".join(texts))
+               + report.markdown(rows) + report.stall_markdown(rows) + "\n## Checker details\n\n" + "".join(texts))
     (args.out / "summary.md").write_text(summary)
-    print(report.markdown(rows), flush=True)
+    print(report.markdown(rows) + report.stall_markdown(rows), flush=True)
     print(f"chaos: summary in {args.out / 'summary.md'}, timelines in {args.out}/<scenario>/timeline.png", flush=True)
     if failed:
         print(f"chaos: FAILED: {', '.join(failed)}", flush=True)

@@ -3,7 +3,8 @@ can be killed and restarted without losing the queues: moto keeps everything in 
 ElasticMQ and dynalite for the AWS-fault scenarios, the consumers then reaching each through an
 AWS proxy (tools/local_stack/aws_proxy.py) whose fault mode the nemesis switches; the fake
 bank, and consumer slots, each running `charge-recovery run` with an optional clock offset
-(libfaketime). Built on tools/local_stack."""
+(libfaketime) and, in a stall scenario, what its Stall adds (tools/chaos/stalls.py: settings,
+a stderr pipe). Built on tools/local_stack."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 T = TypeVar("T")
 
@@ -30,6 +31,9 @@ from tools.local_stack.moto import MOTO_LAUNCHER, MotoServer
 from tools.local_stack.paths import PYTHON
 from tools.local_stack.processes import ManagedProcess, json_event
 from tools.local_stack.tcp_proxy import Mode, TcpProxy
+
+if TYPE_CHECKING:
+    from tools.chaos.stalls import Stall
 
 FAKETIME_LIB = Path("/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1")
 
@@ -94,7 +98,9 @@ class Spawner:
 
 class ChaosStack:
     def __init__(self, log_dir: Path, lease_seconds: int, workers: int, max_receive_count: int, seed: int,
-                 extra_env: dict[str, str] | None = None, store_proxy: bool = False, emulators: bool = False) -> None:
+                 extra_env: dict[str, str] | None = None, store_proxy: bool = False, emulators: bool = False,
+                 stall: Stall | None = None) -> None:
+        self.stall = stall
         self.spawner = Spawner()
         self.manager = ProcessManager(log_dir)
         self.lease_seconds = lease_seconds
@@ -186,13 +192,16 @@ class ChaosStack:
             "CHARGE_DLQ_URL": self.dlq_url,
             "WORKERS": str(self.workers),
             "ADMIN_ADDR": "127.0.0.1:0",
-            "LOG_LEVEL": "info",
+            # The history (history.py) is read from the per-step lines (claim decided, debited,
+            # recorded, ...), which are debug lines; at info a charge has one line.
+            "LOG_LEVEL": "debug",
             "SHUTDOWN_GRACE_SECONDS": "30",
             **({"AWS_ENDPOINT_URL_DYNAMODB": self.proxy.url} if self.proxy is not None else {}),
             **({"AWS_ENDPOINT_URL_SQS": self.aws_proxies["sqs"].url,
                 "AWS_ENDPOINT_URL_DYNAMODB": self.aws_proxies["dynamodb"].url} if self.aws_proxies else {}),
             **self.extra_env,
             **faketime_env(slot.offset_ms),
+            **(self.stall.env(slot, self) if self.stall is not None else {}),
         }
 
     # --- consumers --------------------------------------------------------------------------
@@ -204,8 +213,9 @@ class ChaosStack:
 
     def start(self, slot: Slot) -> None:
         env = self.consumer_env(slot)
-        proc = self.spawner.call(
-            lambda: self.manager.start(slot.name, [str(binary()), "run"], env=env, ready=_started, timeout=30))
+        pump = self.stall is not None and self.stall.pump_stderr
+        proc = self.spawner.call(lambda: self.manager.start(slot.name, [str(binary()), "run"], env=env, ready=_started,
+                                                            timeout=30, pump_stderr=pump))
         slot.consumer = Consumer(proc)
         slot.instances.append((slot.name, proc, slot.offset_ms))
 
@@ -305,6 +315,8 @@ class ChaosStack:
         return list(seen.values())
 
     def close(self) -> None:
+        if self.stall is not None:
+            self.stall.close()
         if self.proxy is not None:
             self.proxy.close()
         for slot in self.slots:

@@ -37,6 +37,7 @@ class _Debit:
     request: DebitRequest
     debit_id: str
     created_at: int
+    created_monotonic_ms: float = 0.0
     replays: int = 0
     # The W3C traceparent header of the request that created it (None when it had none), so a
     # test can follow a charge's trace from the producer to core banking.
@@ -128,6 +129,9 @@ class Bank:
         self._faults_set_at = self._monotonic_ms()
         self._attempts: list[Attempt] = []
         self._rng = random.Random(self.seed)
+        # Every debit, in commit order (the ledger: a key debited again after the bank forgot it
+        # has two rows), and the keys the bank still remembers.
+        self._ledger: list[_Debit] = []
         self._debits: dict[str, _Debit] = {}
         self._notifications: dict[str, _Notification] = {}
         self._stats: Counter[str] = Counter()
@@ -190,15 +194,45 @@ class Bank:
             self._stats["hangs"] += 1
             return hang.delay_ms
 
+    def _transient_locked(self, faults: Faults) -> Outcome | None:
+        if not self._draw(faults.transient_error_rate):
+            return None
+        self._stats["transientErrors"] += 1
+        status = faults.transient_error_status
+        code = "RATE_LIMITED" if status == 429 else "TRANSIENT_FAILURE"
+        return Outcome(status, _error(code), "throttled" if status == 429 else "transient")
+
+    def _remembered_locked(self, key: str, faults: Faults) -> _Debit | None:
+        """The debit of `key` while the bank remembers it; a forgotten key is dropped."""
+        debit = self._debits.get(key)
+        if debit is None or not faults.key_memory_ms:
+            return debit
+        if self._monotonic_ms() - debit.created_monotonic_ms < faults.key_memory_ms:
+            return debit
+        del self._debits[key]
+        self._stats["forgottenKeys"] += 1
+        return None
+
+    def inquire(self, key: str) -> Outcome:
+        """GET /v1/debits/{key}: the debit while its key is remembered, else 404."""
+        with self._lock:
+            faults = self._effective_locked()
+            self._stats["inquiries"] += 1
+            failed = self._transient_locked(faults)
+            if failed is not None:
+                return failed
+            debit = self._remembered_locked(key, faults)
+            if debit is None:
+                return Outcome(404, _error("DEBIT_NOT_FOUND", "no debit with this idempotency key"), "not-found")
+            return Outcome(200, {"debitId": debit.debit_id, "chargeId": debit.request.charge_id}, "found")
+
     def debit(self, request: DebitRequest, traceparent: str | None = None) -> Outcome:
         with self._lock:
             faults = self._effective_locked()
-            if self._draw(faults.transient_error_rate):
-                self._stats["transientErrors"] += 1
-                status = faults.transient_error_status
-                code = "RATE_LIMITED" if status == 429 else "TRANSIENT_FAILURE"
-                return Outcome(status, _error(code), "throttled" if status == 429 else "transient")
-            existing = self._debits.get(request.charge_id)
+            failed = self._transient_locked(faults)
+            if failed is not None:
+                return failed
+            existing = self._remembered_locked(request.charge_id, faults)
             if existing is not None:
                 if existing.request != request:
                     self._stats["conflicts"] += 1
@@ -214,8 +248,15 @@ class Bank:
             if code is not None:
                 self._stats["rejected"] += 1
                 return Outcome(422, _error(code), "rejected")
-            debit = _Debit(request, f"DBT-{next(self._debit_ids):010d}", self._clock_ms(), traceparent=traceparent)
+            debit = _Debit(
+                request,
+                f"DBT-{next(self._debit_ids):010d}",
+                self._clock_ms(),
+                self._monotonic_ms(),
+                traceparent=traceparent,
+            )
             self._debits[request.charge_id] = debit
+            self._ledger.append(debit)
             self._stats["debits"] += 1
             withhold = None
             ctt = faults.commit_then_timeout
@@ -255,10 +296,12 @@ class Bank:
                     "notificationReplays",
                     "notificationFailures",
                     "unauthorized",
+                    "inquiries",
+                    "forgottenKeys",
                 )
             }
             return {
-                "debits": [d.to_json() for d in self._debits.values()],
+                "debits": [d.to_json() for d in self._ledger],
                 "notifications": [n.to_json() for n in self._notifications.values()],
                 "stats": stats,
             }

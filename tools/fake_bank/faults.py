@@ -1,8 +1,8 @@
 """Fault configuration of the fake bank (POST /admin/faults) and its strict parser.
 
 A POST replaces the whole configuration; omitted fields take their defaults (no fault).
-`expiresAfterMs` ends the configured outage (all but permanentFailures) on the bank's
-monotonic clock; `retryAfter` adds a Retry-After header to every injected 429/503.
+`expiresAfterMs` ends the configured outage (all but permanentFailures and keyMemoryMs) on the
+bank's monotonic clock; `keyMemoryMs` makes the bank forget a debit's key that long after it; `retryAfter` adds a Retry-After header to every injected 429/503.
 Unknown fields are rejected so a typo in a test fails loudly instead of injecting nothing.
 """
 
@@ -141,6 +141,11 @@ class Faults:
     # end this many ms after the configuration was set: an outage "for a period" that ends
     # on the bank's own clock, not when a test gets round to clearing it. 0 = never.
     expires_after_ms: int = 0
+    # How long the bank remembers a debit's idempotency key, from the debit's commit (0: for
+    # ever). Past it a replay is a new debit and an inquiry answers 404, as a real bank's
+    # bounded idempotency window does. A property of the bank, not an outage: it outlives
+    # expiresAfterMs, like permanentFailures.
+    key_memory_ms: int = 0
 
     @staticmethod
     def parse(obj: Any) -> Faults:
@@ -158,6 +163,7 @@ class Faults:
                 "hang",
                 "retryAfter",
                 "expiresAfterMs",
+                "keyMemoryMs",
             },
             "faults",
         )
@@ -184,11 +190,12 @@ class Faults:
             hang=Hang.parse(obj.get("hang", {})),
             retry_after=RetryAfter.parse(obj.get("retryAfter")),
             expires_after_ms=_millis(obj, "expiresAfterMs", 0, 86_400_000),
+            key_memory_ms=_millis(obj, "keyMemoryMs", 0, 86_400_000),
         )
 
     def expired(self) -> Faults:
-        """What is left once expiresAfterMs has passed: only the permanent failures."""
-        return Faults(permanent_failures=self.permanent_failures)
+        """What is left once expiresAfterMs has passed: the permanent failures and the key memory."""
+        return Faults(permanent_failures=self.permanent_failures, key_memory_ms=self.key_memory_ms)
 
     def permanent_failure_for(self, account_id: str) -> str | None:
         for prefix, code in self.permanent_failures:
@@ -207,4 +214,5 @@ class Faults:
             "hang": self.hang.to_json(),
             "retryAfter": None if self.retry_after is None else self.retry_after.to_json(),
             "expiresAfterMs": self.expires_after_ms,
+            "keyMemoryMs": self.key_memory_ms,
         }

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 _CURRENCY = re.compile(r"[A-Z]{3}")
+_KEY = re.compile(r"[A-Za-z0-9._:-]{1,256}")
 
 
 class MalformedRequest(ValueError):
@@ -52,6 +53,11 @@ class DebitRequest:
     amount_minor: int
     currency: str
     charge_type: str
+
+    @staticmethod
+    def valid_key(key: str) -> bool:
+        """The idempotency-key alphabet our adapters send (docs/design.md §5)."""
+        return _KEY.fullmatch(key) is not None
 
     @staticmethod
     def parse(idempotency_key: str | None, raw: bytes) -> DebitRequest:

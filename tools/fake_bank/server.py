@@ -130,6 +130,8 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             body = self._read_body()
             route = _ROUTES.get((method, path))
+            if route is None and method == "GET" and path.startswith(_INQUIRY_PREFIX):
+                route = _Handler._inquire
             if route is None:
                 allowed = sorted(m for (m, p) in _ROUTES if p == path)
                 if allowed:
@@ -279,6 +281,18 @@ class _Handler(BaseHTTPRequestHandler):
         self._pause(outcome.withhold.delay_ms)
         self._answer(outcome)
 
+    def _inquire(self, _body: bytes) -> None:
+        """GET /v1/debits/{idempotencyKey}: 200 {debitId, chargeId} while the key is remembered,
+        404 {code: DEBIT_NOT_FOUND} otherwise; transient faults apply as to debits."""
+        self._authorize()
+        key = urlsplit(self.path).path[len(_INQUIRY_PREFIX) :]
+        if not DebitRequest.valid_key(key):
+            raise _Reject(400, "MALFORMED_REQUEST", "bad idempotency key")
+        self._fields.update(chargeId=key)
+        self._attempt = self.server.bank.arrived("inquiry", key)
+        self._pause(self.server.bank.faults.latency_ms)
+        self._answer(self.server.bank.inquire(key))
+
     def _notify(self, body: bytes) -> None:
         self._authorize()
         try:
@@ -306,8 +320,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _attempts(self, _body: bytes) -> None:
         kind = self._query.get("kind", "debit")
-        if kind not in ("debit", "notification", "all"):
-            raise _Reject(400, "MALFORMED_REQUEST", "kind must be debit, notification or all")
+        if kind not in ("debit", "notification", "inquiry", "all"):
+            raise _Reject(400, "MALFORMED_REQUEST", "kind must be debit, notification, inquiry or all")
         attempts = self.server.bank.attempts(None if kind == "all" else kind, self._query.get("chargeId"))
         self._respond(200, {"attempts": attempts, "nowMonotonicMs": round(time.monotonic() * 1000, 3)}, "ok")
 
@@ -328,6 +342,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._respond(200, faults.to_json(), "faults-set")
 
 
+_INQUIRY_PREFIX = "/v1/debits/"
 _ROUTES: dict[tuple[str, str], Callable[[_Handler, bytes], None]] = {
     ("GET", "/health"): _Handler._health,
     ("POST", "/v1/debits"): _Handler._debit,

@@ -40,6 +40,10 @@ class FakeBank:
         headers = {"Idempotency-Key": key if key is not None else f"{body['chargeId']}:notify"}
         return self.request("POST", "/v1/notifications", body, headers=headers, **kwargs)
 
+    def inquire(self, key: str, **kwargs: Any) -> HttpResponse:
+        """GET /v1/debits/{key}: the status inquiry (200 {debitId} or 404)."""
+        return self.request("GET", f"/v1/debits/{key}", **kwargs)
+
     def _ok(self, method: str, path: str, body: Any = None) -> Any:
         response = self.request(method, path, body)
         if response.status != 200:

@@ -10,12 +10,17 @@ Processes are generic: `ProcessManager.start(name, argv, ready=...)` with `ready
 the charge-recovery consumers, the demo and the benchmark all start processes the same way.
 Each process gets its own session (process group), so stop() also reaches anything it
 spawned. stdout and stderr go to files under the manager's log directory, never to a pipe
-nobody drains; ProcessFailed and the pytest plugin's failure report carry their tails.
+nobody drains; ProcessFailed and the pytest plugin's failure report carry their tails. The one
+exception is deliberate: `pump_stderr=True` makes stderr a small pipe that a harness thread
+copies to the same file and can stop reading (StderrPump.pause), a wedged log collector for the
+chaos suite's log stall (docs/chaos.md).
 """
 
 from __future__ import annotations
 
+import array
 import ctypes
+import fcntl
 import itertools
 import json
 import os
@@ -23,6 +28,7 @@ import re
 import signal
 import subprocess
 import sys
+import termios
 import threading
 import time
 import urllib.error
@@ -89,27 +95,77 @@ def _tail(path: Path, lines: int) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-class ManagedProcess:
-    """A child process whose stdout and stderr go to files (never to a pipe nobody drains)."""
+PIPE_BYTES = 4096  # the smallest pipe Linux allows: a stopped reader blocks the writer within a second
 
-    def __init__(self, name: str, argv: list[str], log_prefix: Path, env: Mapping[str, str], cwd: Path) -> None:
+
+class StderrPump(threading.Thread):
+    """Copies a child's stderr pipe to its log file until EOF; pause() stops reading (the
+    child's writes block once the pipe is full), resume() drains it again."""
+
+    def __init__(self, pipe: Any, path: Path) -> None:
+        super().__init__(name=f"stderr-pump-{path.name}", daemon=True)
+        self._pipe = pipe
+        self._path = path
+        self._reading = threading.Event()
+        self._reading.set()
+        try:
+            fcntl.fcntl(pipe.fileno(), fcntl.F_SETPIPE_SZ, PIPE_BYTES)
+        except OSError:
+            pass  # the default 64 KiB only takes longer to fill
+        self.start()
+
+    def pause(self) -> None:
+        self._reading.clear()
+
+    def resume(self) -> None:
+        self._reading.set()
+
+    def pending(self) -> int:
+        """Bytes written and not yet read (PIPE_BYTES: the writer is blocked or dropping)."""
+        buf = array.array("i", [0])
+        try:
+            fcntl.ioctl(self._pipe.fileno(), termios.FIONREAD, buf)
+        except OSError:
+            return 0
+        return buf[0]
+
+    def run(self) -> None:
+        with open(self._path, "ab") as out:
+            while True:
+                self._reading.wait()
+                chunk = os.read(self._pipe.fileno(), 65536)
+                if not chunk:
+                    return
+                out.write(chunk)
+                out.flush()
+
+
+class ManagedProcess:
+    """A child process whose stdout and stderr go to files (never to a pipe nobody drains, but
+    see StderrPump)."""
+
+    def __init__(self, name: str, argv: list[str], log_prefix: Path, env: Mapping[str, str], cwd: Path,
+                 pump_stderr: bool = False) -> None:
         self.name = name
         self.argv = argv
         self.stdout_path = log_prefix.with_name(log_prefix.name + ".stdout.log")
         self.stderr_path = log_prefix.with_name(log_prefix.name + ".stderr.log")
         self.ready_info: Any = None
+        self.stderr_pump: StderrPump | None = None
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:
             self._popen = subprocess.Popen(
                 argv,
                 stdin=subprocess.DEVNULL,
                 stdout=out,
-                stderr=err,
+                stderr=subprocess.PIPE if pump_stderr else err,
                 env=dict(env),
                 cwd=cwd,
                 start_new_session=True,
                 preexec_fn=_kill_with_parent if sys.platform.startswith("linux") else None,
             )
         self.pid = self._popen.pid
+        if pump_stderr:
+            self.stderr_pump = StderrPump(self._popen.stderr, self.stderr_path)
 
     def __repr__(self) -> str:
         return f"ManagedProcess({self.name!r}, pid={self.pid}, returncode={self.returncode})"
@@ -256,6 +312,7 @@ class ProcessManager:
         cwd: Path = REPO_ROOT,
         ready: Readiness | None = None,
         timeout: float = 20.0,
+        pump_stderr: bool = False,
     ) -> ManagedProcess:
         """Start argv with the current environment plus `env` (a None value removes a
         variable); wait for `ready` (if given) and store its result in `ready_info`.
@@ -269,7 +326,7 @@ class ProcessManager:
                 child_env[key] = value
         safe_name = re.sub(r"[^A-Za-z0-9_.-]", "_", name)
         prefix = self.log_dir / f"{next(self._sequence):03d}-{safe_name}"
-        proc = ManagedProcess(name, list(argv), prefix, child_env, cwd)
+        proc = ManagedProcess(name, list(argv), prefix, child_env, cwd, pump_stderr)
         self.processes.append(proc)
         if ready is not None:
             try:

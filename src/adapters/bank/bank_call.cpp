@@ -69,6 +69,31 @@ bool valid_idempotency_key(std::string_view key) {
          std::ranges::all_of(key, domain::rules::is_identifier_char);
 }
 
+namespace {
+
+// Sends `request` with the token (when configured) and the trace context; a 401 to a token
+// makes one re-read of the file and, when it changed, one more attempt.
+Task<std::expected<http::HttpResponse, CallFailure>> send_authorized(
+    http::AsyncHttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
+    http::HttpRequest request) {
+  // The producer's trace context as received (W3C Trace Context), so core banking and the
+  // notifier can join the charge to the billing run's trace; no span of our own is made.
+  if (const auto trace = current_traceparent(); !trace.empty()) {
+    request.headers.emplace_back("traceparent", std::string(trace));
+  }
+  if (token == nullptr) co_return co_await send_request(transport, request, endpoint.timeouts());
+  const auto first = token->current();
+  if (auto used = authorize(request, first); !used) co_return std::unexpected(used.error());
+  auto reply = co_await send_request(transport, request, endpoint.timeouts());
+  if (!reply || reply->status != 401) co_return std::move(reply);
+  const auto fresh = co_await token->reload();
+  if (fresh && *fresh == *first) co_return std::move(reply);  // not rotated: the 401 stands
+  if (auto used = authorize(request, fresh); !used) co_return std::unexpected(used.error());
+  co_return co_await send_request(transport, request, endpoint.timeouts());
+}
+
+}  // namespace
+
 Task<std::expected<http::HttpResponse, CallFailure>> post_json(
     http::AsyncHttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
     std::string_view path, std::string_view key, std::string body) {
@@ -80,20 +105,16 @@ Task<std::expected<http::HttpResponse, CallFailure>> post_json(
                   {"Idempotency-Key", std::string(key)}},
       .body = std::move(body),
   };
-  // The producer's trace context as received (W3C Trace Context), so core banking and the
-  // notifier can join the charge to the billing run's trace; no span of our own is made.
-  if (const auto trace = current_traceparent(); !trace.empty()) {
-    request.headers.emplace_back("traceparent", std::string(trace));
-  }
-  if (token == nullptr) co_return co_await send_request(transport, request, endpoint.timeouts());
-  const auto first = token->current();
-  if (auto used = authorize(request, first); !used) co_return std::unexpected(used.error());
-  auto reply = co_await send_request(transport, request, endpoint.timeouts());
-  if (!reply || reply->status != 401) co_return std::move(reply);
-  const auto fresh = token->reload();
-  if (fresh && *fresh == *first) co_return std::move(reply);  // not rotated: the 401 stands
-  if (auto used = authorize(request, fresh); !used) co_return std::unexpected(used.error());
-  co_return co_await send_request(transport, request, endpoint.timeouts());
+  co_return co_await send_authorized(transport, endpoint, token, std::move(request));
+}
+
+Task<std::expected<http::HttpResponse, CallFailure>> get_json(http::AsyncHttpTransport& transport,
+                                                              const BankEndpoint& endpoint,
+                                                              BearerTokenFile* token,
+                                                              std::string_view path) {
+  http::HttpRequest request{
+      .method = "GET", .url = endpoint.url(path), .headers = {{"Accept", "application/json"}}};
+  co_return co_await send_authorized(transport, endpoint, token, std::move(request));
 }
 
 std::optional<std::string> json_string_field(std::string_view body, std::string_view name,

@@ -1,5 +1,5 @@
-// The plumbing both bank clients share: one JSON POST carrying an Idempotency-Key (and a
-// bearer token when configured), and failure descriptions that are safe to log (bounded,
+// The plumbing both bank clients share: one JSON POST carrying an Idempotency-Key, or a GET (and
+// a bearer token when configured), and failure descriptions that are safe to log (bounded,
 // printable, no full account number, never the token).
 #pragma once
 
@@ -39,6 +39,12 @@ struct CallFailure {
 [[nodiscard]] Task<std::expected<http::HttpResponse, CallFailure>> post_json(
     http::AsyncHttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
     std::string_view path, std::string_view key, std::string body);
+
+// GET {base}{path} with Accept: application/json, the token and traceparent as post_json sends
+// them (a 401 handled the same way). Awaited at once on an event loop's thread.
+[[nodiscard]] Task<std::expected<http::HttpResponse, CallFailure>> get_json(
+    http::AsyncHttpTransport& transport, const BankEndpoint& endpoint, BearerTokenFile* token,
+    std::string_view path);
 
 // The string member `name` of a JSON object body when it passes `accept`; nullopt when the
 // body is not JSON, not an object, lacks the member or the member is refused.

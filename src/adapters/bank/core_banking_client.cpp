@@ -56,6 +56,19 @@ domain::DebitResult map_reply(const http::HttpResponse& reply, const domain::Cha
   return domain::DebitMisconfigured{"bank answered " + describe(reply, charge.account)};
 }
 
+domain::InquiryResult map_inquiry(const http::HttpResponse& reply) {
+  if (reply.status == 200) {
+    if (auto id = json_string_field(reply.body, "debitId", is_debit_id)) {
+      return domain::DebitFound{std::move(*id)};
+    }
+    return domain::InquiryFailed{"bank answered HTTP 200 without a valid debitId"};
+  }
+  if (reply.status == 404) return domain::DebitNotFound{};
+  std::string detail = "bank answered HTTP " + std::to_string(reply.status);
+  if (auto code = json_string_field(reply.body, "code", is_machine_code)) detail += " " + *code;
+  return domain::InquiryFailed{std::move(detail)};
+}
+
 }  // namespace
 
 CoreBankingClient::CoreBankingClient(http::AsyncHttpTransport& transport, BankEndpoint endpoint,
@@ -74,6 +87,17 @@ Task<domain::DebitResult> CoreBankingClient::debit(const domain::Charge& charge,
   }
   if (!reply) co_return domain::DebitUnavailable{"bank " + reply.error().detail};
   co_return map_reply(*reply, charge, clock_);
+}
+
+Task<domain::InquiryResult> CoreBankingClient::find_debit(std::string_view idempotency_key) {
+  // The key is the path's last segment: its alphabet needs no escaping.
+  if (!valid_idempotency_key(idempotency_key)) {
+    co_return domain::InquiryFailed{"invalid idempotency key, not sent"};
+  }
+  const auto reply = co_await get_json(transport_, endpoint_, token_,
+                                       "/v1/debits/" + std::string(idempotency_key));
+  if (!reply) co_return domain::InquiryFailed{"bank " + reply.error().detail};
+  co_return map_inquiry(*reply);
 }
 
 }  // namespace ic::bank

@@ -45,7 +45,9 @@ namespace ic::bank {
 // are in flight at once, on any number of loops (the client holds no mutable state, and the
 // token file and the transport are safe to share). Ownership: borrows the transport and the
 // token file (when given), which must outlive it and every task it returned.
-class CoreBankingClient final : public domain::AccountDebitPort {
+// find_debit (the status inquiry, docs/design.md §5): GET {base}/v1/debits/{key}; 200 {debitId}
+// DebitFound, 404 DebitNotFound, anything else (or no answer) InquiryFailed.
+class CoreBankingClient final : public domain::AccountDebitPort, public domain::DebitInquiryPort {
  public:
   // With `token`, every call carries Authorization: Bearer <token> (bank_call.hpp: re-read on
   // rotation, one retry after a 401).
@@ -55,6 +57,8 @@ class CoreBankingClient final : public domain::AccountDebitPort {
   // An idempotency key outside [A-Za-z0-9._:-]{1,256} is never sent: DebitMisconfigured.
   [[nodiscard]] Task<domain::DebitResult> debit(const domain::Charge& charge,
                                                 std::string_view idempotency_key) override;
+  // A key outside [A-Za-z0-9._:-]{1,256} is never sent: InquiryFailed.
+  [[nodiscard]] Task<domain::InquiryResult> find_debit(std::string_view idempotency_key) override;
 
  private:
   http::AsyncHttpTransport& transport_;

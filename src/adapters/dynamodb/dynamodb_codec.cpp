@@ -142,7 +142,8 @@ std::string encode_claim(const TableSpec& table, const idempotency::ClaimRequest
   w.member("UpdateExpression",
            "SET #state = :inprogress, leaseUntil = :lease, claimToken = :token, #owner = :owner, "
            "payloadHash = :h, updatedAt = :now, expiresAt = :exp, "
-           "createdAt = if_not_exists(createdAt, :now) ADD fence :one")
+           "createdAt = if_not_exists(createdAt, :now), "
+           "firstAttemptAt = if_not_exists(firstAttemptAt, :now) ADD fence :one")
       .member("ConditionExpression",
               "attribute_not_exists(pk) OR (#state = :inprogress AND payloadHash = :h AND "
               "(leaseUntil < :now OR claimToken = :token))");
@@ -245,12 +246,17 @@ std::expected<idempotency::ClaimRecord, std::string> decode_record(const TableSp
   record.state = *state;
 
   std::optional<std::int64_t> lease, created, updated, completed;
-  std::optional<std::int64_t> fence, expires;
+  std::optional<std::int64_t> fence, expires, first_attempt;
   const struct {
     const char* name;
     std::optional<std::int64_t>* out;
-  } numbers[] = {{"leaseUntil", &lease},  {"fence", &fence},           {"createdAt", &created},
-                 {"updatedAt", &updated}, {"completedAt", &completed}, {"expiresAt", &expires}};
+  } numbers[] = {{"leaseUntil", &lease},
+                 {"fence", &fence},
+                 {"createdAt", &created},
+                 {"updatedAt", &updated},
+                 {"completedAt", &completed},
+                 {"expiresAt", &expires},
+                 {"firstAttemptAt", &first_attempt}};
   for (const auto& field : numbers) {
     auto value = number_attr(item, field.name);
     if (!value) return std::unexpected(value.error());
@@ -261,6 +267,7 @@ std::expected<idempotency::ClaimRecord, std::string> decode_record(const TableSp
   record.created_at = instant_of(created.value_or(0));
   record.updated_at = instant_of(updated.value_or(0));
   if (completed) record.completed_at = instant_of(*completed);
+  if (first_attempt) record.first_attempt_at = instant_of(*first_attempt);
   record.expires_at_epoch_seconds = expires.value_or(0);
   auto audit = decode_audit(item);
   if (!audit) return std::unexpected(audit.error());

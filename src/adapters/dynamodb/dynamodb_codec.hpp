@@ -42,7 +42,8 @@ inline constexpr std::string_view kAttentionIndex = "attention-index";
                                        std::string_view status);
 
 // Claim: upsert conditioned on attribute_not_exists(pk) OR (state = IN_PROGRESS AND
-// payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); ADD fence 1; returns
+// payloadHash = :h AND (leaseUntil < :now OR claimToken = :token)); firstAttemptAt only when
+// absent; ADD fence 1; returns
 // ALL_NEW, and ALL_OLD when the condition fails.
 [[nodiscard]] std::string encode_claim(const TableSpec& table,
                                        const idempotency::ClaimRequest& request);

@@ -59,6 +59,11 @@ std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::reopen(
   return write(encode_reopen(table_, request));
 }
 
+std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::settle(
+    const idempotency::SettleRequest& request) {
+  return write(encode_settle(table_, request));
+}
+
 std::expected<idempotency::OperatorWrite, Error> DynamoDbOperatorStore::amend(
     const idempotency::AmendRequest& request) {
   return write(encode_amend(table_, request));

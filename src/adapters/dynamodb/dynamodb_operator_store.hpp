@@ -25,6 +25,8 @@ class DynamoDbOperatorStore final : public idempotency::OperatorStore {
       const idempotency::ReopenRequest& request) override;
   [[nodiscard]] std::expected<idempotency::OperatorWrite, Error> amend(
       const idempotency::AmendRequest& request) override;
+  [[nodiscard]] std::expected<idempotency::OperatorWrite, Error> settle(
+      const idempotency::SettleRequest& request) override;
   [[nodiscard]] std::expected<idempotency::RecordPage, Error> needing_attention(
       std::string_view attention, Instant since, std::string_view cursor) override;
   [[nodiscard]] std::expected<idempotency::RecordPage, Error> stale_in_progress(

@@ -53,7 +53,8 @@ json encode_reopen(const TableSpec& table, const idempotency::ReopenRequest& req
   body["UpdateExpression"] =
       std::string("SET #state = :inprogress, leaseUntil = :zero, claimToken = :token, ") +
       std::string(kAppendAudit) +
-      " REMOVE #status, failureReason, completedAt, attention, attentionAt, payload";
+      " REMOVE #status, failureReason, completedAt, attention, attentionAt, payload, "
+      "firstAttemptAt";
   body["ExpressionAttributeNames"]["#status"] = "status";
   auto& values = body["ExpressionAttributeValues"];
   values[":failed"] = s(idempotency::to_string(idempotency::ClaimState::Failed));
@@ -77,6 +78,23 @@ json encode_amend(const TableSpec& table, const idempotency::AmendRequest& reque
     values[":to"] = s(request.to_status);
   }
   body["UpdateExpression"] = std::move(update);
+  return body;
+}
+
+json encode_settle(const TableSpec& table, const idempotency::SettleRequest& request) {
+  json body = fenced_update(table, request.key, request.read, request.audit);
+  body["ConditionExpression"] = all_of("#state = :failed AND #status = :from", kFenceCondition);
+  body["UpdateExpression"] =
+      "SET #state = :done, #status = :to, #result = :ref, completedAt = :now, " +
+      std::string(kAppendAudit) + " REMOVE failureReason, attention, attentionAt";
+  body["ExpressionAttributeNames"]["#status"] = "status";
+  body["ExpressionAttributeNames"]["#result"] = table.result_attribute;
+  auto& values = body["ExpressionAttributeValues"];
+  values[":failed"] = s(idempotency::to_string(idempotency::ClaimState::Failed));
+  values[":done"] = s(idempotency::to_string(idempotency::ClaimState::Done));
+  values[":from"] = s(request.from_status);
+  values[":to"] = s(request.to_status);
+  values[":ref"] = s(request.result_ref);
   return body;
 }
 

@@ -29,6 +29,12 @@ namespace ic::dynamodb {
 [[nodiscard]] nlohmann::json encode_amend(const TableSpec& table,
                                           const idempotency::AmendRequest& request);
 
+// state = FAILED AND status = :from AND fence = :fence AND claimToken = :read → DONE with the
+// new status, the result reference and completedAt; failureReason and the attention attributes
+// removed; audit entry appended.
+[[nodiscard]] nlohmann::json encode_settle(const TableSpec& table,
+                                           const idempotency::SettleRequest& request);
+
 // Query of kAttentionIndex: attention = :a AND attentionAt >= :since, from `cursor` (a page's
 // LastEvaluatedKey as JSON text; empty for the first page).
 [[nodiscard]] std::expected<nlohmann::json, std::string> encode_attention_query(

@@ -9,8 +9,11 @@
 #include <iostream>
 
 #include "adapters/dynamodb/dynamodb_operator_store.hpp"
+#include "adapters/dynamodb/dynamodb_store.hpp"
 #include "adapters/ledger_csv/ledger_csv.hpp"
 #include "app/cli_support.hpp"
+#include "app/operator_ports.hpp"
+#include "app/system_adapters.hpp"
 
 namespace ic::app {
 namespace {
@@ -24,6 +27,9 @@ struct ReconcileState {
   std::string since;
   std::string until;
   std::string format = "json";
+  bool resolve_uncertain = false;
+  bool dry_run = false;
+  std::string actor;
 };
 
 // Without --full, RECORDED_NOT_DEBITED comes from the attention index (the records whose
@@ -128,6 +134,12 @@ void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code) {
   cmd->add_option("--scan-limit", request.scan_limit, "--full: items the Scan reads at most")
       ->check(CLI::Range(1, 1'000'000'000))
       ->capture_default_str();
+  cmd->add_flag("--resolve-uncertain", state->resolve_uncertain,
+                "settle DEBIT_UNCERTAIN charges from the ledger instead: debited -> DONE with its "
+                "debitId, not debited -> reopened (audited writes)");
+  cmd->add_flag("--dry-run", state->dry_run, "--resolve-uncertain: say what it would write");
+  cmd->add_option("--actor", state->actor,
+                  "--resolve-uncertain: who, for the audit entries (default: $USER@host)");
   cmd->callback([&settings, &exit_code, state] {
     auto table = table_and_retention(settings);
     if (!table) {
@@ -160,11 +172,22 @@ void add_reconcile(CLI::App& app, SettingsSource& settings, int& exit_code) {
       }
     }
     std::istream& in = state->ledger == "-" ? std::cin : file;
+    const std::string actor = actor_or_default(state->actor, settings);
     exit_code = with_aws(settings, [&](AwsStack& aws) {
       dynamodb::DynamoDbOperatorStore operators(aws.dynamodb(),
                                                 charge_table(table->table, table->retention));
-      TableRecords records(operators);
       ledger_csv::LedgerCsv ledger(in);
+      if (state->resolve_uncertain) {
+        dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
+                                                 charge_table(table->table, table->retention));
+        RandomTokens tokens;
+        application::OperatorActions actions(store, operators, real_clock(), tokens, actor);
+        StdConsole console;
+        return application::resolve_uncertain(
+            ledger, operators, actions, console,
+            {.since = wanted.since, .lease = wanted.lease, .dry_run = state->dry_run});
+      }
+      TableRecords records(operators);
       SpooledConsole console;
       const int code = application::reconcile(ledger, records, console, wanted);
       if (code != application::kInputErrorExit) console.release();

@@ -36,8 +36,8 @@ void add_redrive(CLI::App& app, SettingsSource& settings, int& exit_code) {
                       ->check(CLI::Range(1, 10'000'000));
   cmd->add_option("--reason", state->reasons,
                   "also move messages dead-lettered with this failureReason (repeatable)")
-      ->check(CLI::IsMember(
-          {"INVALID_MESSAGE", "PAYLOAD_MISMATCH", "PERMANENT_DEBIT_FAILURE", "PREVIOUSLY_FAILED"}));
+      ->check(CLI::IsMember({"INVALID_MESSAGE", "PAYLOAD_MISMATCH", "PERMANENT_DEBIT_FAILURE",
+                             "PREVIOUSLY_FAILED", "DEBIT_UNCERTAIN"}));
   cmd->add_flag("--dry-run", state->request.dry_run,
                 "list what would move (reason, chargeId, age); move nothing");
   cmd->callback([&settings, &exit_code, state, max_opt] {

@@ -2,6 +2,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <optional>
 #include <thread>
 
@@ -13,6 +14,8 @@
 #include "app/bank_wiring.hpp"
 #include "app/cli_support.hpp"
 #include "app/health.hpp"
+#include "app/liveness.hpp"
+#include "app/shutdown_signals.hpp"
 #include "app/startup_summary.hpp"
 #include "app/system_adapters.hpp"
 #include "app/telemetry/dependency_timing.hpp"
@@ -30,6 +33,7 @@
 #include "core/token_bucket.hpp"
 #include "core/trace_context.hpp"
 #include "event/event_loop.hpp"
+#include "event/loop_heartbeat.hpp"
 #include "event/run_blocking.hpp"
 #include "observability/admin_server.hpp"
 
@@ -38,33 +42,10 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// SIGTERM/SIGINT are blocked in every thread and taken by one waiter, which asks the container
-// to stop: a signal handler could do nothing of the sort safely.
-class ShutdownSignals {
- public:
-  ShutdownSignals() {
-    sigemptyset(&set_);
-    sigaddset(&set_, SIGTERM);
-    sigaddset(&set_, SIGINT);
-    pthread_sigmask(SIG_BLOCK, &set_, nullptr);
-  }
-  void on_signal(std::function<void(int)> stop, ThreadFailureObserver& observer) {
-    waiter_ = std::jthread([this, stop = std::move(stop), &observer](std::stop_token token) {
-      const timespec poll{0, 200'000'000};
-      while (!token.stop_requested()) {
-        const int signal = sigtimedwait(&set_, nullptr, &poll);
-        if (signal > 0) {
-          run_guarded("signals", &observer, [&] { stop(signal); });
-          return;
-        }
-      }
-    });
-  }
-
- private:
-  sigset_t set_;
-  std::jthread waiter_;
-};
+// The loop's heartbeat: its lag sample (ic_event_loop_lag_seconds) and what /health/live reads.
+constexpr Millis kLoopHeartbeat{250};
+// After a receiver died: what the stop may take beyond the grace before the process just ends.
+constexpr Millis kFailureExitMargin{3000};
 
 // The producer's W3C `traceparent` message attribute when valid, else the X-Ray AWSTraceHeader
 // SQS sets (docs/design.md §5); a malformed one is ignored, never a reason to fail a charge.
@@ -107,7 +88,8 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   observability::Logger log(*level);
   observability::MetricsRegistry metrics;
   Telemetry telemetry(log, metrics);
-  AwsStack aws(settings.aws, env, &telemetry.aws);
+  AwsStack aws(settings.aws, env, &telemetry.aws, &telemetry.credentials);
+  telemetry.credentials.attach(aws.credentials());
 
   dynamodb::DynamoDbIdempotencyStore store(aws.dynamodb(),
                                            charge_table(settings.table, settings.retention));
@@ -154,15 +136,27 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
   telemetry.circuits.on_bank_limit(bank_limit.limit(), 0);
   circuits.on_debit_closed([&bank_limit] { bank_limit.restart(); });
 
-  application::ChargeRecoveryService service(timed_store, paced_bank, timed_notifier, clock, tokens,
-                                             telemetry.charges, waiter,
-                                             {.lease = settings.lease, .owner = owner}, &circuits);
+  const application::BankHorizon horizon{
+      .window = settings.horizon.window,
+      .inquiry = settings.horizon.status_inquiry ? &bank : nullptr};
+  application::ChargeRecoveryService service(
+      timed_store, paced_bank, timed_notifier, clock, tokens, telemetry.charges, waiter,
+      {.lease = settings.lease, .owner = owner, .horizon = horizon}, &circuits);
   const application::ChargeMessageHandler handler(service);
+
+  // A stuck turn is logged and counted; a loop that has not turned for LOOP_STALL_SECONDS is
+  // not live, so the orchestrator restarts the process (docs/design.md §4, "Stalls").
+  loop.observe(&telemetry.loop);
+  event::LoopHeartbeat loop_beat(loop, kLoopHeartbeat, &telemetry.loop);
+  loop_beat.start();
+  Liveness liveness(loop_beat, real_monotonic_clock(), settings.loop_stall, &telemetry.listener);
 
   RunHealth health(settings, aws, telemetry, clock);
   observability::AdminServer admin(*admin_addr, metrics, &telemetry.listener);
+  admin.set_liveness_check([&liveness] { return liveness.check(); });
   health.add_checks(admin);
   add_circuit_checks(admin, circuits);
+  add_credentials_check(admin, aws.credentials());
   if (auto started = admin.start(); !started) {
     return startup_failure(log, "admin server", started.error());
   }
@@ -188,16 +182,28 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
        .shutdown_grace = settings.shutdown_grace,
        .key_attribute = std::string(application::kChargeIdField),
        .intake = &circuits,
-       .quarantine = &quarantine},
+       .quarantine = &quarantine,
+       // A dead receiver stops the container, which still waits for its handlers: the process
+       // ends (exit 1) within the grace and a margin even if one never finishes.
+       .on_failure =
+           [&liveness, &log, bound = Millis{settings.shutdown_grace} + kFailureExitMargin] {
+             liveness.failing("a receiver died; the consumer is stopping", bound, [&log, bound] {
+               log.error("stop after a receiver failure overran; exiting",
+                         {{"boundMs", bound.count()}});
+               std::quick_exit(1);
+             });
+           }},
       &telemetry.listener);
   std::atomic<bool> signalled{false};
-  signals.on_signal(
+  // Declared after everything its callback uses, so it is joined before they are destroyed.
+  const std::jthread signal_waiter = signals.on_signal(
       [&](int signal) {
         signalled = true;
-        log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
+        // The stop first, the line after it: nothing may delay the shutdown.
         // Held probes, waiting debits and copies give their messages back.
         loop.post([&waiter] { waiter.request_stop(); });
         container.request_stop();
+        log.info("stopping", {{"signal", signal == SIGTERM ? "SIGTERM" : "SIGINT"}});
       },
       telemetry.listener);
 
@@ -257,11 +263,12 @@ void add_run(CLI::App& app, SettingsSource& settings, int& exit_code) {
   settings.add_flags(*cmd, {"CHARGE_QUEUE_URL", "CHARGE_DLQ_URL", "IDEMPOTENCY_TABLE",
                             "LEASE_SECONDS", "WORKERS", "CORE_BANKING_URL", "NOTIFICATION_URL",
                             "RETENTION_DAYS", "ADMIN_ADDR", "LOG_LEVEL", "SHUTDOWN_GRACE_SECONDS"});
-  settings.add_flags(*cmd, {"PROBE_INTERVAL_SECONDS", "RECEIVERS"});
+  settings.add_flags(*cmd, {"PROBE_INTERVAL_SECONDS", "RECEIVERS", "LOOP_STALL_SECONDS"});
   settings.add_flags(*cmd, {"CIRCUIT_WINDOW", "CIRCUIT_MIN_CALLS", "CIRCUIT_FAILURE_PERCENT",
                             "CIRCUIT_PROBE_MIN_MS", "CIRCUIT_PROBE_MAX_MS", "CIRCUIT_RAMP_MS"});
   settings.add_flags(
       *cmd, {"BANK_MAX_RPS", "BANK_CONCURRENCY_MIN", "BANK_CONCURRENCY_MAX", "BANK_SLOW_CALL_MS"});
+  settings.add_flags(*cmd, {"BANK_IDEMPOTENCY_WINDOW", "BANK_STATUS_INQUIRY"});
   settings.add_flags(*cmd, {"CORE_BANKING_TOKEN_FILE", "NOTIFICATION_TOKEN_FILE",
                             "BANK_TLS_CERT_FILE", "BANK_TLS_KEY_FILE", "BANK_TLS_CA_FILE"});
   cmd->callback([&settings, &exit_code] {

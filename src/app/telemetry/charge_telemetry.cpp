@@ -1,8 +1,10 @@
 #include "app/telemetry/charge_telemetry.hpp"
 
+#include <utility>
 #include <variant>
 
 #include "app/telemetry/telemetry.hpp"
+#include "core/overloaded.hpp"
 
 namespace ic::app {
 
@@ -13,6 +15,9 @@ ChargeTelemetry::ChargeTelemetry(observability::Logger& log, observability::Metr
       settled_locally_(m.counter("ic_copies_settled_locally_total",
                                  "In-progress copies settled by this process's own holder")),
       debits_(m.counter("ic_debits_total", "Bank debit calls by result", {"result"})),
+      inquiries_(m.counter("ic_debit_inquiries_total",
+                           "Status inquiries before a debit was sent again, by result",
+                           {"result"})),
       notifications_(
           m.counter("ic_notifications_total", "Notification calls by result", {"result"})),
       fenced_(m.counter("ic_fenced_total", "Writes refused because another worker holds the claim",
@@ -23,7 +28,7 @@ ChargeTelemetry::ChargeTelemetry(observability::Logger& log, observability::Metr
 
 void ChargeTelemetry::copy_settled_locally(const domain::Charge& c, Millis waited) {
   settled_locally_.with({}).inc();
-  log_.log(observability::LogLevel::Info, "copy settled by this process's holder",
+  log_.log(observability::LogLevel::Debug, "copy settled by this process's holder",
            {{"chargeId", c.id.value()},
             {"messageId", MessageScope::current()},
             {"waitedMs", waited.count()}});
@@ -36,7 +41,7 @@ void ChargeTelemetry::claim_decided(const domain::Charge& c,
   claim_outcomes_.with({outcome}).inc();
   const observability::LogLevel level = result.outcome == idempotency::ClaimOutcome::PayloadMismatch
                                             ? observability::LogLevel::Error
-                                            : observability::LogLevel::Info;
+                                            : observability::LogLevel::Debug;
   log_.log(level, "claim decided",
            {{"chargeId", c.id.value()},
             {"messageId", MessageScope::current()},
@@ -57,13 +62,13 @@ void ChargeTelemetry::debit_finished(const domain::Charge& c, const domain::Debi
         using R = std::decay_t<decltype(r)>;
         if constexpr (std::is_same_v<R, domain::Debited>) {
           debits_.with({r.replayed ? "replayed" : "debited"}).inc();
-          log_.info("debited", {{"chargeId", c.id.value()},
-                                {"messageId", MessageScope::current()},
-                                {"accountId", account},
-                                {"amountMinor", c.amount.amount_minor()},
-                                {"currency", c.amount.currency().code()},
-                                {"debitRef", r.debit_ref},
-                                {"replayed", r.replayed}});
+          log_.debug("debited", {{"chargeId", c.id.value()},
+                                 {"messageId", MessageScope::current()},
+                                 {"accountId", account},
+                                 {"amountMinor", c.amount.amount_minor()},
+                                 {"currency", c.amount.currency().code()},
+                                 {"debitRef", r.debit_ref},
+                                 {"replayed", r.replayed}});
         } else if constexpr (std::is_same_v<R, domain::DebitRejected>) {
           debits_.with({"rejected"}).inc();
           log_.warn("debit rejected", {{"chargeId", c.id.value()},
@@ -73,7 +78,7 @@ void ChargeTelemetry::debit_finished(const domain::Charge& c, const domain::Debi
         } else if constexpr (std::is_same_v<R, domain::DebitUnavailable>) {
           debits_.with({"unavailable"}).inc();
           const auto verdict = warnings_.next("debit_unavailable");
-          log_.log(verdict.warn ? observability::LogLevel::Warn : observability::LogLevel::Info,
+          log_.log(verdict.warn ? observability::LogLevel::Warn : observability::LogLevel::Debug,
                    "debit unavailable",
                    {{"chargeId", c.id.value()},
                     {"messageId", MessageScope::current()},
@@ -111,7 +116,7 @@ void ChargeTelemetry::store_failed(const domain::Charge& c, idempotency::StoreOp
   // A permanent failure needs an operator every time; a retryable one repeats in an outage.
   const auto verdict =
       error.retryable() ? warnings_.next("store_unavailable") : WarningLimiter::Verdict{};
-  log_.log(verdict.warn ? observability::LogLevel::Error : observability::LogLevel::Info,
+  log_.log(verdict.warn ? observability::LogLevel::Error : observability::LogLevel::Debug,
            "idempotency store failed",
            {{"chargeId", c.id.value()},
             {"messageId", MessageScope::current()},
@@ -138,10 +143,76 @@ void ChargeTelemetry::fenced(const domain::Charge& c, idempotency::StoreOperatio
 void ChargeTelemetry::recorded(const domain::Charge& c, idempotency::StoreOperation operation,
                                std::string_view claim_token) {
   if (readiness_) readiness_->succeeded("store");
-  log_.info("recorded", {{"chargeId", c.id.value()},
-                         {"messageId", MessageScope::current()},
-                         {"operation", idempotency::to_string(operation)},
-                         {"claimToken", claim_token}});
+  log_.debug("recorded", {{"chargeId", c.id.value()},
+                          {"messageId", MessageScope::current()},
+                          {"operation", idempotency::to_string(operation)},
+                          {"claimToken", claim_token}});
+}
+
+void ChargeTelemetry::charge_finished(const domain::Charge& c,
+                                      const application::ChargeSteps& steps,
+                                      const consumer::Disposition& disposition) {
+  if (!log_.enabled(observability::LogLevel::Info)) return;
+  const auto [outcome, reason] = std::visit(
+      Overloaded{[](const consumer::Ack&) {
+                   return std::pair<std::string_view, std::string_view>{"ack", ""};
+                 },
+                 [](const consumer::RetryLater& r) {
+                   return std::pair<std::string_view, std::string_view>{"retry_later", r.reason};
+                 },
+                 [](const consumer::DeadLetter& d) {
+                   return std::pair<std::string_view, std::string_view>{"dead_letter", d.reason};
+                 }},
+      disposition);
+  const auto* debited = steps.debit ? std::get_if<domain::Debited>(&*steps.debit) : nullptr;
+  log_.info("charge handled",
+            {{"chargeId", c.id.value()},
+             {"messageId", MessageScope::current()},
+             {"outcome", outcome},
+             {"reason", reason},
+             {"claim", steps.claim ? idempotency::to_string(*steps.claim) : ""},
+             {"fence", steps.fence},
+             {"status", steps.status},
+             {"debitRef", debited != nullptr ? std::string_view{debited->debit_ref} : ""},
+             {"replayed", debited != nullptr && debited->replayed},
+             {"accountId", domain::masked(c.account)},
+             {"amountMinor", c.amount.amount_minor()},
+             {"currency", c.amount.currency().code()},
+             {"claimMs", steps.claim_time.count()},
+             {"debitMs", steps.debit_time.count()},
+             {"notifyMs", steps.notify_time.count()},
+             {"recordMs", steps.record_time.count()},
+             {"waitedMs", steps.local_wait.count()}});
+}
+
+// The guard of the bank's idempotency window (docs/design.md §3): events of their own, so the
+// per-charge lines above keep their shape.
+void ChargeTelemetry::debit_inquired(const domain::Charge& c, const domain::InquiryResult& result) {
+  std::string_view label = "failed";
+  std::string detail;
+  std::string debit_ref;
+  if (const auto* found = std::get_if<domain::DebitFound>(&result)) {
+    label = "found";
+    debit_ref = found->debit_ref;
+  } else if (std::holds_alternative<domain::DebitNotFound>(result)) {
+    label = "not_found";
+  } else {
+    detail = std::get<domain::InquiryFailed>(result).detail;
+  }
+  inquiries_.with({label}).inc();
+  log_.info("debit inquired", {{"chargeId", c.id.value()},
+                               {"messageId", MessageScope::current()},
+                               {"result", label},
+                               {"debitRef", debit_ref},
+                               {"detail", detail}});
+}
+
+void ChargeTelemetry::debit_uncertain(const domain::Charge& c, Instant first_attempt) {
+  debits_.with({"uncertain"}).inc();
+  log_.error("debit uncertain: the bank's idempotency window has passed; not sent again",
+             {{"chargeId", c.id.value()},
+              {"messageId", MessageScope::current()},
+              {"firstAttemptAt", first_attempt.time_since_epoch().count()}});
 }
 
 }  // namespace ic::app

@@ -20,12 +20,23 @@ Telemetry::Telemetry(observability::Logger& log, observability::MetricsRegistry&
       listener(log, metrics),
       aws(log, metrics),
       health(log, metrics),
-      circuits(log, metrics) {
+      circuits(log, metrics),
+      loop(log, metrics),
+      credentials(log, metrics),
+      log_(log) {
+  log.count_drops(&metrics
+                       .counter("ic_log_lines_dropped_total",
+                                "Log lines dropped because the log sink did not take them")
+                       .with({}));
   metrics
       .gauge("ic_build_info", "Always 1; the labels name the running build", {"version", "commit"})
       .with({kVersion, kCommit})
       .set(1);
   metrics.add_collector(observability::process_metrics_text);
+}
+
+Telemetry::~Telemetry() {
+  log_.count_drops(nullptr);  // the registry may go before the logger
 }
 
 }  // namespace ic::app

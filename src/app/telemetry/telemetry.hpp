@@ -12,8 +12,10 @@
 #include "app/telemetry/aws_telemetry.hpp"
 #include "app/telemetry/charge_telemetry.hpp"
 #include "app/telemetry/circuit_telemetry.hpp"
+#include "app/telemetry/credentials_telemetry.hpp"
 #include "app/telemetry/health_telemetry.hpp"
 #include "app/telemetry/listener_telemetry.hpp"
+#include "app/telemetry/loop_telemetry.hpp"
 
 namespace ic::app {
 
@@ -28,10 +30,12 @@ class MessageScope {
   [[nodiscard]] static std::string_view current();
 };
 
-// Also registers ic_build_info and the process_* collector. Ownership: borrows logger and
+// Also registers ic_build_info, the process_* collector and the logger's dropped lines
+// (ic_log_lines_dropped_total, counted until this is destroyed). Ownership: borrows logger and
 // registry; never moves (readiness and the clients keep pointers to its members).
 struct Telemetry {
   Telemetry(observability::Logger& log, observability::MetricsRegistry& metrics);
+  ~Telemetry();
   Telemetry(const Telemetry&) = delete;
   Telemetry& operator=(const Telemetry&) = delete;
 
@@ -47,6 +51,11 @@ struct Telemetry {
   AwsTelemetry aws;
   HealthTelemetry health;
   CircuitTelemetry circuits;
+  LoopTelemetry loop;
+  CredentialsTelemetry credentials;
+
+ private:
+  observability::Logger& log_;
 };
 
 }  // namespace ic::app

@@ -15,6 +15,7 @@ using Kind = OperatorOutcome::Kind;
 
 constexpr std::string_view kNotificationFailed =
     to_string(domain::ChargeStatus::DebitedNotificationFailed);
+constexpr std::string_view kUncertain = to_string(domain::ChargeStatus::DebitUncertain);
 
 std::string describe(const idempotency::ClaimRecord& record) {
   std::string out(idempotency::to_string(record.state));
@@ -60,6 +61,50 @@ OperatorOutcome OperatorActions::reopen(std::string_view key, std::string_view r
                 "refused: {} is {}; {}", key, describe(record),
                 done ? "a DONE charge is never reopened" : "only a FAILED charge can be reopened")};
   }
+  if (record.status == kUncertain) {
+    return {.kind = Kind::Refused,
+            .detail = fmt::format("refused: {} is {}; an earlier debit may have moved money: "
+                                  "resolve it from the bank's ledger with reconcile "
+                                  "--resolve-uncertain",
+                                  key, describe(record))};
+  }
+  return write_reopen(key, record, reason);
+}
+
+OperatorOutcome OperatorActions::resolve_uncertain(std::string_view key,
+                                                   const std::optional<std::string>& debit_ref,
+                                                   std::string_view reason) {
+  auto read = event::run_blocking(store_.get(key));
+  if (!read) return store_error("read", read.error());
+  if (!*read) return {.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)};
+  const idempotency::ClaimRecord& record = **read;
+  if (record.state != idempotency::ClaimState::Failed || record.status != kUncertain) {
+    return {.kind = Kind::Refused,
+            .detail = fmt::format("refused: {} is {}; only FAILED ({}) is resolved", key,
+                                  describe(record), kUncertain)};
+  }
+  if (!debit_ref) return write_reopen(key, record, reason);
+  const idempotency::AuditEntry audit{
+      .at = clock_.now(), .actor = actor_, .action = "resolve", .reason = std::string(reason)};
+  auto written =
+      operators_.settle({.key = std::string(key),
+                         .read = idempotency::fence_of(record),
+                         .from_status = std::string(kUncertain),
+                         .to_status = std::string(to_string(domain::ChargeStatus::Debited)),
+                         .result_ref = *debit_ref,
+                         .audit = audit});
+  if (!written) return store_error("resolve", written.error());
+  if (*written == idempotency::OperatorWrite::Refused) {
+    return {.kind = Kind::Refused, .detail = raced(key, record)};
+  }
+  return {.kind = Kind::Written,
+          .detail = fmt::format("{}: recorded DEBITED ({})", key, *debit_ref),
+          .audit = audit};
+}
+
+OperatorOutcome OperatorActions::write_reopen(std::string_view key,
+                                              const idempotency::ClaimRecord& record,
+                                              std::string_view reason) {
   const std::string token = tokens_.next();
   const idempotency::AuditEntry audit{
       .at = clock_.now(), .actor = actor_, .action = "reopen", .reason = std::string(reason)};

@@ -48,14 +48,26 @@ class OperatorActions {
         actor_(std::move(actor)) {}
 
   // FAILED only (never DONE): IN_PROGRESS with an expired lease and a token no worker holds,
-  // so the next delivery of the same payload claims it.
+  // so the next delivery of the same payload claims it. Not DEBIT_UNCERTAIN: only the bank's
+  // ledger can say it was not debited (resolve_uncertain).
   [[nodiscard]] OperatorOutcome reopen(std::string_view key, std::string_view reason);
+
+  // FAILED/DEBIT_UNCERTAIN only, from what the bank's ledger says: with `debit_ref` (the ledger
+  // has the debit) DONE/DEBITED with that reference; without it (the ledger covers the charge's
+  // attempts and has no debit) reopened as reopen() does (docs/design.md §5 "reconcile").
+  [[nodiscard]] OperatorOutcome resolve_uncertain(std::string_view key,
+                                                  const std::optional<std::string>& debit_ref,
+                                                  std::string_view reason);
 
   // DONE/DEBITED_NOTIFICATION_FAILED only: notifies again with the key <chargeId>:notify (the
   // notification service dedupes), then records DEBITED; a failure is recorded as an attempt.
   [[nodiscard]] OperatorOutcome renotify(std::string_view key, domain::NotificationPort& notifier);
 
  private:
+  // The reopen write on the FAILED `record` read.
+  [[nodiscard]] OperatorOutcome write_reopen(std::string_view key,
+                                             const idempotency::ClaimRecord& record,
+                                             std::string_view reason);
   // Why a fenced write was refused: what the record is now, against what was read.
   [[nodiscard]] std::string raced(std::string_view key, const idempotency::ClaimRecord& read);
 

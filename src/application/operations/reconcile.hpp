@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "application/operations/operator_actions.hpp"
 #include "application/operations/ports.hpp"
 #include "core/error.hpp"
 #include "core/time.hpp"
@@ -87,5 +88,19 @@ inline constexpr int kInputErrorExit = 2;
 
 [[nodiscard]] int reconcile(LedgerSource& ledger, RecordSource& records, Console& console,
                             const ReconcileRequest& request);
+
+// --resolve-uncertain: each FAILED/DEBIT_UNCERTAIN record from the ledger: its key has a row →
+// DONE/DEBITED with the row's debitId; no row, and the ledger covers its first attempt (from
+// `since`, else the ledger's first postedAt minus one lease) → reopened; else left, reported
+// "unresolved". Exit 0, kFoundExit when any is left, 1 on a store failure, kInputErrorExit on a
+// malformed ledger.
+struct ResolveRequest {
+  std::optional<Instant> since;
+  std::chrono::seconds lease{60};
+  bool dry_run = false;  // say what would be written; write nothing
+};
+[[nodiscard]] int resolve_uncertain(LedgerSource& ledger, idempotency::OperatorStore& operators,
+                                    OperatorActions& actions, Console& console,
+                                    const ResolveRequest& request);
 
 }  // namespace ic::application

@@ -17,8 +17,9 @@ struct Credentials {
   std::optional<std::chrono::system_clock::time_point> expiration;
 };
 
-// Thread-safety: credentials() is safe to call concurrently; providers that fetch over the
-// network cache the answer and refresh it before `expiration`.
+// Thread-safety: credentials() is safe to call concurrently. The providers that fetch (over
+// the network, from files, from a process) block for it and cache nothing; signers on an event
+// loop ask CredentialsCache (credentials_cache.hpp), which never blocks.
 class CredentialsProvider {
  public:
   virtual ~CredentialsProvider() = default;

@@ -1,4 +1,4 @@
-// Provider chain with a sticky provider and refresh-before-expiry caching.
+// Provider chain with a sticky provider.
 #include "aws/credentials/credentials_chain.hpp"
 
 #include <fmt/format.h>
@@ -12,35 +12,18 @@
 
 namespace ic::aws {
 
-CredentialsChain::CredentialsChain(std::vector<NamedProvider> providers, const Clock& clock,
-                                   std::chrono::seconds refresh_margin)
-    : providers_(std::move(providers)), clock_(clock), refresh_margin_(refresh_margin) {}
+CredentialsChain::CredentialsChain(std::vector<NamedProvider> providers, const Clock& clock)
+    : providers_(std::move(providers)), clock_(clock) {}
 
 std::expected<Credentials, AwsError> CredentialsChain::credentials() {
-  MutexLock lock(mutex_);
-  const Instant now = clock_.now();
-  if (cached_ && now < refresh_after_) return *cached_;
-
-  auto fetched = fetch(now);
-  if (fetched) {
-    // Refresh `margin` early, but never later than halfway to expiry, so that short-lived
-    // credentials (less than 2 x margin left) are not re-fetched on every call.
-    refresh_after_ = std::chrono::system_clock::time_point::max();
-    if (fetched->expiration) {
-      const auto left = *fetched->expiration - now;
-      refresh_after_ = *fetched->expiration -
-                       std::min<std::chrono::system_clock::duration>(refresh_margin_, left / 2);
-    }
-    cached_ = *fetched;
-    return fetched;
+  std::optional<std::size_t> active;
+  {
+    MutexLock lock(mutex_);
+    active = active_;
   }
-  if (cached_ && (!cached_->expiration || now < *cached_->expiration)) return *cached_;
-  return fetched;
-}
-
-std::expected<Credentials, AwsError> CredentialsChain::fetch(Instant now) {
-  auto result = active_ ? providers_[*active_].provider->credentials() : search();
-  if (result && result->expiration && *result->expiration <= now) {
+  auto result = active ? providers_[*active].provider->credentials() : search();
+  if (result && result->expiration && *result->expiration <= clock_.now()) {
+    MutexLock lock(mutex_);
     return std::unexpected(
         AwsError{{.error_class = ErrorClass::Retryable,
                   .code = "InvalidCredentials",
@@ -60,6 +43,7 @@ std::expected<Credentials, AwsError> CredentialsChain::search() {
   for (std::size_t i = 0; i < providers_.size(); ++i) {
     auto result = providers_[i].provider->credentials();
     if (result) {
+      MutexLock lock(mutex_);
       active_ = i;
       return result;
     }
@@ -79,17 +63,25 @@ std::optional<std::string> CredentialsChain::active_provider() const {
   return providers_[*active_].name;
 }
 
+bool CredentialsChain::active_static_stability() const {
+  MutexLock lock(mutex_);
+  return active_ && providers_[*active_].static_stability;
+}
+
 std::unique_ptr<CredentialsChain> make_default_credentials_chain(EnvLookup env,
                                                                  http::HttpTransport& transport,
-                                                                 const Clock& clock) {
+                                                                 const Clock& clock,
+                                                                 std::stop_token stop) {
   std::vector<NamedProvider> providers;
   providers.push_back({"environment", std::make_unique<EnvironmentCredentialsProvider>(env)});
   providers.push_back(
       {"web-identity", std::make_unique<WebIdentityCredentialsProvider>(env, transport, clock)});
-  providers.push_back({"profile", std::make_unique<ProfileCredentialsProvider>(env)});
-  providers.push_back(
-      {"container", std::make_unique<ContainerCredentialsProvider>(env, transport)});
-  providers.push_back({"imds", std::make_unique<ImdsCredentialsProvider>(env, transport)});
+  providers.push_back({"profile", std::make_unique<ProfileCredentialsProvider>(
+                                      env, ProcessLimits{.cancel = std::move(stop)})});
+  providers.push_back({"container", std::make_unique<ContainerCredentialsProvider>(env, transport),
+                       /*static_stability=*/true});
+  providers.push_back({"imds", std::make_unique<ImdsCredentialsProvider>(env, transport),
+                       /*static_stability=*/true});
   return std::make_unique<CredentialsChain>(std::move(providers), clock);
 }
 

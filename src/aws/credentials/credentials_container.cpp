@@ -5,16 +5,17 @@
 
 #include <algorithm>
 #include <array>
-#include <fstream>
-#include <sstream>
 
 #include "aws/credentials/credentials_common.hpp"
 #include "aws/credentials/credentials_http.hpp"
+#include "core/small_file.hpp"
 
 namespace ic::aws {
 namespace {
 
 constexpr std::string_view kSource = "container credentials";
+// The EKS Pod Identity token is a JWT of a few KiB; a larger file is not a token.
+constexpr std::size_t kMaxTokenBytes = 20'000;
 
 bool is_loopback_ipv4(std::string_view host) {
   // 127.0.0.0/8 written as a dotted quad; anything else (names, octal forms) is refused.
@@ -28,13 +29,6 @@ bool is_loopback_ipv4(std::string_view host) {
     }
   }
   return dots == 3 && !host.ends_with('.') && host.find("..") == std::string_view::npos;
-}
-
-std::string trim(std::string s) {
-  const auto blank = " \t\r\n";
-  s.erase(0, s.find_first_not_of(blank));
-  s.erase(s.find_last_not_of(blank) + 1);
-  return s;
 }
 
 }  // namespace
@@ -67,16 +61,14 @@ std::expected<http::HttpRequest, AwsError> ContainerCredentialsProvider::build_r
 
   std::optional<std::string> token;
   if (auto file = env_value(env_, "AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE")) {
-    std::ifstream in(*file, std::ios::binary);
-    if (!in) {
+    auto text = read_small_file(*file, kMaxTokenBytes);
+    if (!text) {
       return std::unexpected(credentials_invalid(
-          fmt::format("{}: cannot read AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE", kSource)));
+          fmt::format("{}: AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE {}", kSource, text.error())));
     }
-    std::ostringstream text;
-    text << in.rdbuf();
-    token = trim(text.str());
+    token = trim_blank(std::move(*text));
   } else if (auto literal = env_value(env_, "AWS_CONTAINER_AUTHORIZATION_TOKEN")) {
-    token = trim(std::move(*literal));
+    token = trim_blank(std::move(*literal));
   }
   if (token) {
     // A line break would let the token smuggle extra headers into the request.

@@ -28,7 +28,7 @@ inline constexpr std::string_view kEcsAgentUrl = "http://169.254.170.2";
 
 // Thread-safety: safe to call concurrently if the transport is (http::HttpTransport's contract).
 // Ownership: the transport is borrowed and must outlive the provider. Fetches on every call;
-// the chain caches.
+// the cache (credentials_cache.hpp) caches, on its own thread.
 class ContainerCredentialsProvider final : public CredentialsProvider {
  public:
   ContainerCredentialsProvider(EnvLookup env, http::HttpTransport& transport,

@@ -1,8 +1,10 @@
 // INI parsing for the shared config and credentials files.
 #include "aws/credentials/credentials_ini.hpp"
 
-#include <fstream>
-#include <sstream>
+#include <filesystem>
+#include <system_error>
+
+#include "core/small_file.hpp"
 
 namespace ic::aws {
 namespace {
@@ -62,12 +64,12 @@ IniFile parse_ini(std::string_view text) {
   return file;
 }
 
-std::optional<IniFile> read_ini_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_ini(text.str());
+std::expected<std::optional<IniFile>, std::string> read_ini_file(const std::string& path) {
+  std::error_code error;
+  if (path.empty() || !std::filesystem::exists(path, error)) return std::nullopt;
+  auto text = read_small_file(path, kMaxIniFileBytes);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return parse_ini(*text);
 }
 
 }  // namespace ic::aws

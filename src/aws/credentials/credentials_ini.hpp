@@ -10,6 +10,8 @@
 // line must not hide every profile.
 #pragma once
 
+#include <cstddef>
+#include <expected>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,7 +24,14 @@ using IniFile = std::map<std::string, IniSection, std::less<>>;
 
 [[nodiscard]] IniFile parse_ini(std::string_view text);
 
-// nullopt when the file cannot be opened (absent files are normal: the profile is elsewhere).
-[[nodiscard]] std::optional<IniFile> read_ini_file(const std::string& path);
+// Larger shared files are refused rather than read: a wrong path (a device, a log) must not
+// make a refresh allocate without limit. Real ones, with hundreds of profiles, stay far below.
+inline constexpr std::size_t kMaxIniFileBytes = 1024 * 1024;
+
+// nullopt when there is no such file (absent files are normal: the profile is elsewhere); the
+// error says why an existing file could not be used ("is larger than 1048576 bytes",
+// "cannot be read: Permission denied"), naming neither the path nor any content.
+[[nodiscard]] std::expected<std::optional<IniFile>, std::string> read_ini_file(
+    const std::string& path);
 
 }  // namespace ic::aws

@@ -54,8 +54,18 @@ SharedConfigLocation shared_config_location(const EnvLookup& env) {
 
 std::expected<Credentials, AwsError> ProfileCredentialsProvider::credentials() {
   const auto where = shared_config_location(env_);
-  const auto credentials_file = read_ini_file(where.credentials_file);
-  const auto config_file = read_ini_file(where.config_file);
+  const auto credentials_read = read_ini_file(where.credentials_file);
+  if (!credentials_read) {
+    return std::unexpected(credentials_invalid(fmt::format(
+        "profile '{}': the shared credentials file {}", where.profile, credentials_read.error())));
+  }
+  const auto config_read = read_ini_file(where.config_file);
+  if (!config_read) {
+    return std::unexpected(credentials_invalid(fmt::format(
+        "profile '{}': the shared config file {}", where.profile, config_read.error())));
+  }
+  const std::optional<IniFile>& credentials_file = *credentials_read;
+  const std::optional<IniFile>& config_file = *config_read;
   const IniSection* from_credentials = find_section(credentials_file, where.profile);
   const IniSection* from_config = config_section(config_file, where.profile);
 
@@ -97,7 +107,8 @@ std::expected<Credentials, AwsError> ProfileCredentialsProvider::credentials() {
 std::optional<std::string> resolve_region_with_profile(const EnvLookup& env) {
   if (auto region = resolve_region(env)) return region;
   const auto where = shared_config_location(env);
-  const auto config_file = read_ini_file(where.config_file);
+  // An unusable config file holds no region; the credentials provider reports why.
+  const auto config_file = read_ini_file(where.config_file).value_or(std::nullopt);
   auto region = value_of(config_section(config_file, where.profile), "region");
   if (region.empty()) return std::nullopt;
   return region;

@@ -30,8 +30,8 @@ struct SharedConfigLocation {
 [[nodiscard]] SharedConfigLocation shared_config_location(const EnvLookup& env);
 
 // Thread-safety: as thread-safe as the lookup. Re-reads both files (and runs the
-// credential_process) on every call; the chain caches the result, so edited files are seen
-// after the next refresh.
+// credential_process) on every call; the cache (credentials_cache.hpp) keeps the result, so
+// edited files are seen after the next refresh.
 class ProfileCredentialsProvider final : public CredentialsProvider {
  public:
   explicit ProfileCredentialsProvider(EnvLookup env, ProcessLimits process_limits = {})

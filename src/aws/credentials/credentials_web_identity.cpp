@@ -16,7 +16,7 @@ using namespace std::chrono_literals;
 constexpr std::string_view kSource = "web identity";
 // STS takes tokens of up to 20,000 characters; a larger file is not a token.
 constexpr std::size_t kMaxTokenBytes = 20'000;
-// One STS round trip; the chain serialises refreshes, so this bounds how long callers wait.
+// One STS round trip, on the cache's refresher thread: it bounds how long a refresh takes.
 constexpr http::HttpTimeouts kStsTimeouts{.connect = 2s, .total = 10s};
 
 std::string sts_endpoint(const EnvLookup& env) {

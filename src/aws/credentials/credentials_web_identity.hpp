@@ -9,7 +9,8 @@
 //                                https://sts.<region>.amazonaws.com (AWS_REGION /
 //                                AWS_DEFAULT_REGION), else the global https://sts.amazonaws.com
 //
-// The chain caches the answer and calls again before Expiration, which reads the token anew.
+// The cache (credentials_cache.hpp) keeps the answer and calls again before Expiration, which
+// reads the token anew.
 #pragma once
 
 #include "aws/credentials/credentials.hpp"

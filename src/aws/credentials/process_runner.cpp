@@ -52,6 +52,12 @@ std::unexpected<ProcessFailure> timed_out(std::chrono::milliseconds timeout) {
       .reason = fmt::format("did not finish within {} ms (killed)", timeout.count())});
 }
 
+// Retryable like a timeout: the next process's run may finish.
+std::unexpected<ProcessFailure> stopped() {
+  return std::unexpected(
+      ProcessFailure{.timed_out = true, .reason = "killed: the consumer is stopping"});
+}
+
 std::expected<void, ProcessFailure> open_pipe(Pipe& pipe) {
   std::array<int, 2> fds{};
   if (::pipe2(fds.data(), O_CLOEXEC) != 0) {
@@ -96,6 +102,9 @@ bool drain(int fd, std::string& into, std::size_t keep, bool& overflow) {
   if (bytes > room) overflow = true;
   return true;
 }
+
+// How often a run looks at its stop token while the program runs.
+constexpr std::chrono::milliseconds kStopCheck{100};
 
 void kill_group(pid_t pid) {
   ::kill(-pid, SIGKILL);
@@ -149,9 +158,14 @@ std::expected<ProcessResult, ProcessFailure> run_process(const std::vector<std::
       kill_group(pid);
       return timed_out(limits.timeout);
     }
+    if (limits.cancel.stop_requested()) {
+      kill_group(pid);
+      return stopped();
+    }
     std::array<pollfd, 2> fds{pollfd{out_open ? out.read.get() : -1, POLLIN, 0},
                               pollfd{err_open ? err.read.get() : -1, POLLIN, 0}};
-    if (::poll(fds.data(), fds.size(), static_cast<int>(left.count())) < 0 && errno != EINTR) {
+    const auto wait = std::min(left, kStopCheck);
+    if (::poll(fds.data(), fds.size(), static_cast<int>(wait.count())) < 0 && errno != EINTR) {
       kill_group(pid);
       return failed(fmt::format("cannot read its output: {}", errno_text(errno)));
     }
@@ -175,6 +189,10 @@ std::expected<ProcessResult, ProcessFailure> run_process(const std::vector<std::
     if (Clock::now() >= deadline) {
       kill_group(pid);
       return timed_out(limits.timeout);
+    }
+    if (limits.cancel.stop_requested()) {
+      kill_group(pid);
+      return stopped();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds{5});
   }

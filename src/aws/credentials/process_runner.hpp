@@ -13,6 +13,7 @@
 #include <chrono>
 #include <cstddef>
 #include <expected>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ProcessLimits {
   std::chrono::milliseconds timeout{60'000};
   std::size_t max_stdout = 64 * 1024;  // more is an error: the child is killed
   std::size_t max_stderr = 4 * 1024;   // more is dropped silently
+  // Once stop is requested the program is killed and the run fails: a consumer stopping does
+  // not wait out a credential_process that hangs (seen within kStopCheck).
+  std::stop_token cancel;
 };
 
 struct ProcessResult {
@@ -31,12 +35,12 @@ struct ProcessResult {
 };
 
 struct ProcessFailure {
-  bool timed_out = false;  // killed at the deadline; may well work next time
-  std::string reason;      // one line: cannot start, timeout, too much output
+  bool timed_out = false;  // killed at the deadline, or at a stop; may well work next time
+  std::string reason;      // one line: cannot start, timeout, stopped, too much output
 };
 
 // Thread-safety: may be called from several threads at once. Blocks for up to the timeout
-// (plus the kill).
+// (plus the kill), or until `limits.cancel` is requested.
 [[nodiscard]] std::expected<ProcessResult, ProcessFailure> run_process(
     const std::vector<std::string>& argv, const ProcessLimits& limits);
 

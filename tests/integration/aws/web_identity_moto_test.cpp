@@ -3,6 +3,7 @@
 // token file for role credentials, and the default chain signs a DynamoDB call with them.
 #include <gtest/gtest.h>
 
+#include "aws/credentials/credentials_cache.hpp"
 #include "aws/credentials/credentials_chain.hpp"
 #include "aws/credentials/credentials_web_identity.hpp"
 #include "aws/json_client.hpp"
@@ -61,7 +62,11 @@ TEST_F(WebIdentityMotoTest, ExchangesTheTokenForExpiringRoleCredentials) {
 }
 
 TEST_F(WebIdentityMotoTest, DefaultChainSignsADynamoDbCallWithTheRoleCredentials) {
-  auto chain = make_default_credentials_chain(lookup(env), transport);
+  // As AwsStack wires it: the chain behind the cache, fetched on the cache's thread.
+  CredentialsCache credentials(make_default_credentials_chain(lookup(env), transport), real_clock(),
+                               real_random());
+  credentials.start();
+  ASSERT_TRUE(credentials.wait_for_first_refresh(20s).has_value());
   RetryPolicy retry;
   JsonClient dynamodb({.service = "dynamodb",
                        .signing_name = "dynamodb",
@@ -69,11 +74,11 @@ TEST_F(WebIdentityMotoTest, DefaultChainSignsADynamoDbCallWithTheRoleCredentials
                        .endpoint = moto.endpoint(),
                        .region = "us-east-1",
                        .timeouts = {.connect = 2s, .total = 10s}},
-                      curl, *chain, retry);
+                      curl, credentials, retry);
   const auto reply = event::run_blocking(dynamodb.call("ListTables", nlohmann::json::object()));
   ASSERT_TRUE(reply.has_value()) << reply.error().message;
   EXPECT_TRUE(reply->contains("TableNames"));
-  EXPECT_EQ(chain->active_provider(), "web-identity");
+  EXPECT_EQ(credentials.active_provider(), "web-identity");
 }
 
 TEST_F(WebIdentityMotoTest, UnreachableStsIsRetryableNotAnotherProvidersKeys) {

@@ -114,6 +114,7 @@ TEST_F(OperatorStoreTest, ReopenIsFencedOnTheRecordReadAndLeavesTheIndex) {
   EXPECT_EQ(reopened.fence, failed.fence);
   EXPECT_TRUE(reopened.status.empty() && reopened.failure_reason.empty());
   EXPECT_FALSE(reopened.completed_at);
+  EXPECT_FALSE(reopened.first_attempt_at) << "a fresh window for the next claim";
   EXPECT_EQ(reopened.audit, std::vector{audit_});
   EXPECT_TRUE(attention("FAILED").empty());
 
@@ -135,6 +136,47 @@ TEST_F(OperatorStoreTest, ReopenIsFencedOnTheRecordReadAndLeavesTheIndex) {
                                   .audit = audit_});
   ASSERT_TRUE(again);
   EXPECT_EQ(*again, OperatorWrite::Refused);
+}
+
+// Issue 35: the first claim's firstAttemptAt survives a later claim, a DEBIT_UNCERTAIN record is
+// settled DONE from the ledger (fenced, out of the index), and reopen starts a fresh window.
+TEST_F(OperatorStoreTest, FirstAttemptSurvivesReclaimsAndAnUncertainDebitIsSettledOnce) {
+  const auto claim = [&](const std::string& token, Instant at) {
+    auto claimed = event::run_blocking(store_.claim({.key = "CHG-U",
+                                                     .payload_hash = "h",
+                                                     .token = token,
+                                                     .owner = "w",
+                                                     .now = at,
+                                                     .lease = 10s}));
+    EXPECT_TRUE(claimed && claimed->outcome == idempotency::ClaimOutcome::Acquired);
+    return claimed ? claimed->record : idempotency::ClaimRecord{};
+  };
+  EXPECT_EQ(claim("t1", t0).first_attempt_at, t0);
+  const idempotency::ClaimRecord later = claim("t2", t0 + 1h);
+  EXPECT_EQ(later.first_attempt_at, t0) << "if_not_exists: a later claim keeps it";
+  EXPECT_TRUE(later.earlier_effect_possible());
+  ASSERT_TRUE(event::run_blocking(store_.fail(
+      "CHG-U", "t2",
+      {.status = "DEBIT_UNCERTAIN", .reason = "DEBIT_UNCERTAIN", .payload = kPayload}, t0 + 1h)));
+  EXPECT_EQ(attention("FAILED"), std::vector<std::string>{"CHG-U"});
+
+  const idempotency::ClaimRecord uncertain = read("CHG-U");
+  const idempotency::SettleRequest settle{.key = "CHG-U",
+                                          .read = idempotency::fence_of(uncertain),
+                                          .from_status = "DEBIT_UNCERTAIN",
+                                          .to_status = "DEBITED",
+                                          .result_ref = "DBT-LEDGER",
+                                          .audit = audit_};
+  EXPECT_EQ(operators_.settle(settle), idempotency::OperatorWrite::Written);
+  const idempotency::ClaimRecord settled = read("CHG-U");
+  EXPECT_EQ(settled.state, idempotency::ClaimState::Done);
+  EXPECT_EQ(settled.status, "DEBITED");
+  EXPECT_EQ(settled.result_ref, "DBT-LEDGER");
+  EXPECT_EQ(settled.failure_reason, "");
+  EXPECT_EQ(settled.payload, kPayload) << "kept for reconcile";
+  EXPECT_EQ(settled.audit, std::vector{audit_});
+  EXPECT_TRUE(attention("FAILED").empty());
+  EXPECT_EQ(operators_.settle(settle), idempotency::OperatorWrite::Refused) << "only once";
 }
 
 TEST_F(OperatorStoreTest, AmendMovesAFailedNotificationToDebitedOnce) {

@@ -145,6 +145,18 @@ TEST_F(SettingsTest, TheProbeIntervalDefaultsTo15SecondsWithinOneToAnHour) {
               StartsWith("PROBE_INTERVAL_SECONDS: must be an integer from 1 to 3600"));
 }
 
+TEST_F(SettingsTest, LoopStallDefaultsWellUnderTheLease) {
+  auto s = load();
+  ASSERT_TRUE(s) << s.error().line;
+  EXPECT_EQ(s->loop_stall, std::chrono::seconds(15));
+  EXPECT_LT(s->loop_stall, s->lease);
+  env["LOOP_STALL_SECONDS"] = "3";
+  EXPECT_EQ(load()->loop_stall, std::chrono::seconds(3));
+  env["LOOP_STALL_SECONDS"] = "0";
+  EXPECT_THAT(load().error().line,
+              StartsWith("LOOP_STALL_SECONDS: must be an integer from 1 to 3600"));
+}
+
 TEST_F(SettingsTest, ReceiversDefaultToOnePerSixteenWorkersRoundedUp) {
   for (const auto& [workers, receivers] :
        {std::pair{"1", 1}, std::pair{"16", 1}, std::pair{"17", 2}, std::pair{"32", 2},
@@ -335,6 +347,59 @@ TEST_F(OutageSettingsTest, TheRunSettingsCarryThem) {
                           [](const SettingSpec& spec) { return spec.env == "BANK_MAX_RPS"; });
   ASSERT_NE(all, all_settings().end());
   EXPECT_EQ(all->flag, "--bank-max-rps");
+}
+
+// The bank's memory of keys (docs/design.md §3 and §5, issue 35).
+class HorizonSettingsTest : public ::testing::Test {
+ protected:
+  std::expected<BankHorizonSettings, ConfigError> load(
+      std::map<std::string, std::string, std::less<>> env, std::vector<std::string> flags = {}) {
+    env_ = std::move(env);
+    source_ = std::make_unique<SettingsSource>([this](std::string_view name) {
+      auto it = env_.find(name);
+      return it == env_.end() ? std::nullopt : std::optional<std::string>(it->second);
+    });
+    CLI::App app;
+    source_->add_flags(app, {"BANK_IDEMPOTENCY_WINDOW", "BANK_STATUS_INQUIRY"});
+    std::vector<std::string> args(flags.rbegin(), flags.rend());
+    app.parse(args);
+    return load_horizon_settings(*source_);
+  }
+
+  std::map<std::string, std::string, std::less<>> env_;
+  std::unique_ptr<SettingsSource> source_;
+};
+
+TEST_F(HorizonSettingsTest, ADayAndNoInquiryByDefault) {
+  auto s = load({});
+  ASSERT_TRUE(s) << s.error().line;
+  EXPECT_EQ(s->window, std::optional<Millis>(std::chrono::hours(24)));
+  EXPECT_FALSE(s->status_inquiry);
+}
+
+TEST_F(HorizonSettingsTest, DurationsNoneAndFlags) {
+  EXPECT_EQ(load({{"BANK_IDEMPOTENCY_WINDOW", "5s"}})->window,
+            std::optional<Millis>(std::chrono::seconds(5)));
+  EXPECT_EQ(load({{"BANK_IDEMPOTENCY_WINDOW", "30m"}})->window,
+            std::optional<Millis>(std::chrono::minutes(30)));
+  EXPECT_EQ(load({{"BANK_IDEMPOTENCY_WINDOW", "7d"}})->window,
+            std::optional<Millis>(std::chrono::days(7)));
+  EXPECT_EQ(load({{"BANK_IDEMPOTENCY_WINDOW", "none"}})->window, std::nullopt);
+  auto flagged = load({}, {"--bank-idempotency-window", "2h", "--bank-status-inquiry", "true"});
+  ASSERT_TRUE(flagged) << flagged.error().line;
+  EXPECT_EQ(flagged->window, std::optional<Millis>(std::chrono::hours(2)));
+  EXPECT_TRUE(flagged->status_inquiry);
+}
+
+TEST_F(HorizonSettingsTest, MalformedValuesAreOneLineNamingTheSetting) {
+  for (const char* bad : {"0s", "24", "1w", "-5s", "3651d", "forever"}) {
+    auto s = load({{"BANK_IDEMPOTENCY_WINDOW", bad}});
+    ASSERT_FALSE(s) << bad;
+    EXPECT_THAT(s.error().line, ::testing::StartsWith("BANK_IDEMPOTENCY_WINDOW: "));
+  }
+  auto s = load({{"BANK_STATUS_INQUIRY", "yes"}});
+  ASSERT_FALSE(s);
+  EXPECT_EQ(s.error().line, "BANK_STATUS_INQUIRY: must be true or false, got 'yes'");
 }
 
 }  // namespace

@@ -20,16 +20,21 @@ using ::testing::HasSubstr;
 
 class TelemetryTest : public ::testing::Test {
  protected:
-  [[nodiscard]] nlohmann::json last_line() const {
+  // What the logger wrote so far (it writes on its own thread).
+  [[nodiscard]] std::string logged() {
+    EXPECT_TRUE(log_.flush(Millis{10'000}));
+    return out_.str();
+  }
+  [[nodiscard]] nlohmann::json last_line() {
     std::string line;
-    std::istringstream lines(out_.str());
+    std::istringstream lines(logged());
     for (std::string next; std::getline(lines, next);) line = next;
     return nlohmann::json::parse(line);
   }
 
-  [[nodiscard]] std::vector<nlohmann::json> lines_with(std::string_view msg) const {
+  [[nodiscard]] std::vector<nlohmann::json> lines_with(std::string_view msg) {
     std::vector<nlohmann::json> found;
-    std::istringstream lines(out_.str());
+    std::istringstream lines(logged());
     for (std::string next; std::getline(lines, next);) {
       auto line = nlohmann::json::parse(next);
       if (line["msg"] == msg) found.push_back(std::move(line));
@@ -55,7 +60,7 @@ TEST_F(TelemetryTest, ReceivesAndStoreCallsFeedReadinessAndItsGauges) {
   telemetry_.feed(readiness_);
   telemetry_.health.on_readiness(readiness_.statuses(), readiness_.ready());  // as RunHealth does
   EXPECT_THAT(metrics_.render(), HasSubstr("ic_ready 1"));
-  EXPECT_TRUE(out_.str().empty()) << "the initial state sets the gauges without a log line";
+  EXPECT_TRUE(logged().empty()) << "the initial state sets the gauges without a log line";
   const Error denied{.error_class = ErrorClass::Permanent, .code = "AccessDenied"};
   telemetry_.listener.on_receive_error(denied, Millis{100});
   telemetry_.listener.on_receive_error(denied, Millis{200});
@@ -154,6 +159,57 @@ TEST_F(TelemetryTest, AClaimAndTheFinalWriteNameTheClaimTokenAndLease) {
   EXPECT_EQ(line["msg"], "recorded");
   EXPECT_EQ(line["claimToken"], "token-a");
   EXPECT_EQ(line["operation"], "complete");
+}
+
+// At info a charge writes one line, its outcome with ids and step timings (issue 34); the
+// per-step lines are debug.
+TEST_F(TelemetryTest, AtInfoADeliveryOfAChargeWritesOneLine) {
+  log_.set_level(observability::LogLevel::Info);
+  idempotency::ClaimResult acquired{.outcome = idempotency::ClaimOutcome::Acquired};
+  acquired.record.claim_token = "token-a";
+  acquired.record.fence = 2;
+  const domain::Debited debited{.debit_ref = "DBT-1", .replayed = true};
+  telemetry_.charges.claim_decided(charge_, acquired);
+  telemetry_.charges.debit_finished(charge_, debited);
+  telemetry_.charges.notification_finished(charge_, domain::NotificationSent{});
+  telemetry_.charges.recorded(charge_, idempotency::StoreOperation::Complete, "token-a");
+  const application::ChargeSteps steps{.claim = idempotency::ClaimOutcome::Acquired,
+                                       .fence = 2,
+                                       .debit = debited,
+                                       .status = "DEBITED",
+                                       .claim_time = Millis{4},
+                                       .debit_time = Millis{120},
+                                       .notify_time = Millis{30},
+                                       .record_time = Millis{5}};
+  telemetry_.charges.charge_finished(charge_, steps, consumer::Ack{});
+
+  const std::string text = logged();
+  EXPECT_EQ(std::ranges::count(text, '\n'), 1) << text;
+  const auto line = last_line();
+  EXPECT_EQ(line["level"], "info");
+  EXPECT_EQ(line["msg"], "charge handled");
+  EXPECT_EQ(line["chargeId"], charge_.id.value());
+  EXPECT_EQ(line["outcome"], "ack");
+  EXPECT_EQ(line["claim"], "ACQUIRED");
+  EXPECT_EQ(line["fence"], 2);
+  EXPECT_EQ(line["status"], "DEBITED");
+  EXPECT_EQ(line["debitRef"], "DBT-1");
+  EXPECT_EQ(line["replayed"], true);
+  EXPECT_EQ(line["claimMs"], 4);
+  EXPECT_EQ(line["debitMs"], 120);
+  EXPECT_EQ(line["notifyMs"], 30);
+  EXPECT_EQ(line["recordMs"], 5);
+  EXPECT_EQ(line["accountId"], domain::masked(charge_.account));
+
+  telemetry_.charges.charge_finished(charge_, {}, consumer::RetryLater{Millis{5}, "in_progress"});
+  EXPECT_EQ(last_line()["outcome"], "retry_later");
+  EXPECT_EQ(last_line()["reason"], "in_progress");
+  EXPECT_EQ(last_line()["claim"], "");
+
+  log_.set_level(observability::LogLevel::Debug);
+  telemetry_.charges.claim_decided(charge_, acquired);
+  EXPECT_EQ(last_line()["level"], "debug");
+  EXPECT_EQ(last_line()["msg"], "claim decided");
 }
 
 TEST_F(TelemetryTest, AMisconfiguredDebitIsCountedApartFromAnUnavailableBank) {

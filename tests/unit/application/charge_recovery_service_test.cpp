@@ -22,6 +22,30 @@ TEST_F(ServiceFixture, FirstDeliveryDebitsNotifiesRecordsDoneAndAcks) {
   EXPECT_EQ(r.owner, "test-worker");
 }
 
+// What the one `charge handled` line of each delivery reports (app/telemetry).
+TEST_F(ServiceFixture, EachDeliveryEndsWithOneSummaryOfItsStepsAndTheirTimes) {
+  bank.before_debit = [this](const domain::Charge&) { clock.advance(250ms); };
+  EXPECT_TRUE(is_ack(deliver(charge)));
+  auto finished = observer.finished();
+  ASSERT_EQ(finished.size(), 1u);
+  EXPECT_EQ(finished[0].claim, idempotency::ClaimOutcome::Acquired);
+  EXPECT_EQ(finished[0].fence, 1);
+  EXPECT_EQ(finished[0].status, "DEBITED");
+  ASSERT_TRUE(finished[0].debit.has_value());
+  EXPECT_TRUE(std::holds_alternative<domain::Debited>(*finished[0].debit));
+  EXPECT_EQ(finished[0].debit_time, 250ms);
+  EXPECT_EQ(finished[0].claim_time, 0ms);
+  EXPECT_EQ(finished[0].notify_time, 0ms);
+
+  EXPECT_TRUE(is_ack(deliver(charge)));  // a duplicate: refused at the claim, nothing else ran
+  finished = observer.finished();
+  ASSERT_EQ(finished.size(), 2u);
+  EXPECT_EQ(finished[1].claim, idempotency::ClaimOutcome::DuplicateDone);
+  EXPECT_FALSE(finished[1].debit.has_value());
+  EXPECT_EQ(finished[1].status, "");
+  EXPECT_EQ(finished[1].debit_time, 0ms);
+}
+
 TEST_F(ServiceFixture, DuplicateOfADoneChargeIsAckedWithoutDebit) {
   ASSERT_TRUE(is_ack(deliver(charge)));
   clock.advance(3 * kLease);
@@ -262,6 +286,85 @@ TEST_F(ServiceFixture, AnUnansweredExtensionIsReportedAndTheNextOneExtends) {
   };
   EXPECT_TRUE(is_ack(deliver(charge)));
   EXPECT_EQ(bank.money_movements(), 1u);
+}
+
+// Holds every extension, in flight, until open().
+class GatedExtensions final : public idempotency::ForwardingStore {
+ public:
+  GatedExtensions(idempotency::IdempotencyStore& inner, event::EventLoop& loop)
+      : ForwardingStore(inner), gate_(loop) {}
+  Task<idempotency::WriteReply> extend(std::string_view key, std::string_view token,
+                                       Instant until) override {
+    while (!open_) (void)co_await gate_.wait();
+    co_return co_await ForwardingStore::extend(key, token, until);
+  }
+  void open() {
+    open_ = true;
+    gate_.notify_all();
+  }
+
+ private:
+  event::WaitQueue gate_;
+  bool open_ = false;
+};
+
+// The container's heartbeat at its first tick: the extension is a task of its own, started at
+// once, and stop() waits for it.
+class ExtendingAtOnce final : public consumer::LeaseHeartbeat {
+ public:
+  explicit ExtendingAtOnce(event::EventLoop& loop) : finished_(loop) {}
+  void start(std::function<Task<consumer::ClaimExtension>()> extend_claim, Millis) override {
+    ++running_;
+    spawn(beat(std::move(extend_claim)), [this](std::exception_ptr) {
+      --running_;
+      finished_.notify_all();
+    });
+  }
+  Task<void> stop() override {
+    while (running_ > 0) (void)co_await finished_.wait();
+  }
+  std::vector<consumer::ClaimExtension> extensions;
+
+ private:
+  Task<void> beat(std::function<Task<consumer::ClaimExtension>()> extend_claim) {
+    extensions.push_back(co_await extend_claim());
+  }
+  int running_ = 0;
+  event::WaitQueue finished_;
+};
+
+// As ChargeMessageHandler does: the delivery lives in this frame, gone once handle() throws.
+Task<consumer::Disposition> handle_copy(application::ChargeRecoveryService& service,
+                                        domain::Charge charge, consumer::LeaseHeartbeat& beat) {
+  const application::Delivery delivery{.charge = charge, .payload_hash = "hash-1"};
+  co_return co_await service.handle(delivery, beat);
+}
+
+// As the container does: a handler that threw is followed by the heartbeat's stop().
+Task<std::string> throw_then_stop(application::ChargeRecoveryService& service,
+                                  const domain::Charge& charge, GatedExtensions& gated,
+                                  consumer::LeaseHeartbeat& beat) {
+  std::string failure;
+  try {
+    (void)co_await handle_copy(service, charge, beat);
+  } catch (const std::exception& error) {
+    failure = error.what();
+  }
+  gated.open();
+  co_await beat.stop();
+  co_return failure;
+}
+
+// An exception out of the effect unwinds the service's frames while an extension is in flight:
+// the extension still extends this claim (under ASan, a use after free before the fix).
+TEST_F(ServiceFixture, AnExtensionInFlightOutlivesAnExceptionOutOfTheEffect) {
+  GatedExtensions gated(store, loop);
+  application::ChargeRecoveryService throwing = make_service(gated, waiter);
+  ExtendingAtOnce beat(loop);
+  bank.before_debit = [](const domain::Charge&) { throw std::runtime_error("bank client bug"); };
+  EXPECT_EQ(event::run_on(loop, throw_then_stop(throwing, charge, gated, beat)), "bank client bug");
+  EXPECT_THAT(beat.extensions, ::testing::ElementsAre(consumer::ClaimExtension::Extended));
+  EXPECT_EQ(record().claim_token, "token-1") << "the claim extended is this delivery's";
 }
 
 TEST_F(ServiceFixture, NoHeartbeatForDuplicates) {

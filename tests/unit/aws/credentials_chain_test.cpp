@@ -1,16 +1,18 @@
-// The provider chain: SDK order, sticky provider, caching, refresh before expiry, errors.
+// The provider chain: SDK order, sticky provider, static stability marks, errors. Caching and
+// refresh are the cache's (credentials_cache_test.cpp).
 #include "aws/credentials/credentials_chain.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <thread>
 
+#include "aws/credentials/credentials_cache.hpp"
 #include "core/thread_annotations.hpp"
 #include "http/curl_transport.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/clocks.hpp"
 #include "testing/fake_imds.hpp"
+#include "testing/fixed_random.hpp"
 
 namespace ic::aws {
 namespace {
@@ -92,72 +94,18 @@ TEST_F(ChainTest, FirstProviderThatAnswersWinsAndIsRemembered) {
 
   // Later the first provider could answer, but the chain sticks with the one that did.
   first->set(creds("FIRST"));
-  clock.set(kStart + 56min);  // past the refresh point
   second->set(creds("SECOND-REFRESHED", kStart + 2h));
   EXPECT_EQ(chain.credentials()->access_key_id, "SECOND-REFRESHED");
   EXPECT_EQ(first->calls, 1);
   EXPECT_EQ(second->calls, 2);
 }
 
-TEST_F(ChainTest, CredentialsWithoutExpiryAreFetchedOnce) {
-  auto* only = add("static", creds("STATIC"));
-  auto chain = build();
-  for (int i = 0; i < 10; ++i) {
-    clock.advance(24h);
-    ASSERT_EQ(chain.credentials()->access_key_id, "STATIC");
-  }
-  EXPECT_EQ(only->calls, 1);
-}
-
-TEST_F(ChainTest, RefreshesFiveMinutesBeforeExpiration) {
-  auto* provider = add("container", creds("FIRST", kStart + 1h));
-  auto chain = build();
-  ASSERT_EQ(chain.credentials()->access_key_id, "FIRST");
-
-  provider->set(creds("SECOND", kStart + 2h));
-  clock.set(kStart + 55min - 1s);
-  EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
-  EXPECT_EQ(provider->calls, 1);
-  clock.set(kStart + 55min);
-  EXPECT_EQ(chain.credentials()->access_key_id, "SECOND");
-  EXPECT_EQ(provider->calls, 2);
-  clock.set(kStart + 1h + 54min);
-  EXPECT_EQ(chain.credentials()->access_key_id, "SECOND");
-  EXPECT_EQ(provider->calls, 2);
-}
-
-TEST_F(ChainTest, FailedRefreshKeepsStillValidCredentialsThenFails) {
-  auto* provider = add("imds", creds("FIRST", kStart + 1h));
+TEST_F(ChainTest, EveryCallFetchesTheCacheDoesTheCaching) {
+  auto* only = add("static", creds("STATIC", kStart + 1h));
   auto chain = build();
   ASSERT_TRUE(chain.credentials().has_value());
-
-  provider->set(unavailable());
-  clock.set(kStart + 58min);  // refresh due, but the cached keys are still valid for 2 minutes
-  EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
-  EXPECT_EQ(provider->calls, 2);
-  clock.set(kStart + 59min);  // each call retries the refresh
-  EXPECT_EQ(chain.credentials()->access_key_id, "FIRST");
-  EXPECT_EQ(provider->calls, 3);
-
-  clock.set(kStart + 1h);  // expired: no more stale answers
-  const auto answer = chain.credentials();
-  ASSERT_FALSE(answer.has_value());
-  EXPECT_EQ(answer.error().error_class, ErrorClass::Retryable);
-
-  provider->set(creds("RECOVERED", kStart + 2h));
-  EXPECT_EQ(chain.credentials()->access_key_id, "RECOVERED");
-}
-
-TEST_F(ChainTest, ShortLivedCredentialsAreNotRefetchedOnEveryCall) {
-  auto* provider = add("imds", creds("SHORT", kStart + 4min));
-  auto chain = build();
   ASSERT_TRUE(chain.credentials().has_value());
-  clock.set(kStart + 2min - 1s);  // refresh at half the remaining life, not "5 min before" = now
-  ASSERT_TRUE(chain.credentials().has_value());
-  EXPECT_EQ(provider->calls, 1);
-  clock.set(kStart + 2min);
-  ASSERT_TRUE(chain.credentials().has_value());
-  EXPECT_EQ(provider->calls, 2);
+  EXPECT_EQ(only->calls, 2);
 }
 
 TEST_F(ChainTest, AlreadyExpiredCredentialsAreAnError) {
@@ -196,21 +144,6 @@ TEST_F(ChainTest, OnlyPermanentFailuresArePermanent) {
   add("environment", not_found());
   auto chain = build();
   EXPECT_EQ(chain.credentials().error().error_class, ErrorClass::Permanent);
-}
-
-TEST_F(ChainTest, ConcurrentCallersShareOneFetch) {
-  auto* provider = add("container", creds("SHARED", kStart + 1h));
-  auto chain = build();
-  std::vector<std::thread> threads;
-  std::atomic<int> ok{0};
-  for (int t = 0; t < 8; ++t) {
-    threads.emplace_back([&] {
-      for (int i = 0; i < 100; ++i) ok += chain.credentials().has_value() ? 1 : 0;
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  EXPECT_EQ(ok, 800);
-  EXPECT_EQ(provider->calls, 1);
 }
 
 // The real providers in the SDK order, each switched on by the fake environment.
@@ -255,6 +188,7 @@ TEST_F(DefaultChainTest, EnvironmentFirst) {
   auto c = chain();
   EXPECT_EQ(c->credentials()->access_key_id, "ENVIRONMENT");
   EXPECT_EQ(c->active_provider(), "environment");
+  EXPECT_FALSE(c->active_static_stability());  // static keys: nothing to be stable about
 }
 
 TEST_F(DefaultChainTest, ProfileBeforeContainer) {
@@ -270,18 +204,23 @@ TEST_F(DefaultChainTest, ContainerBeforeImds) {
   auto c = chain();
   EXPECT_EQ(c->credentials()->access_key_id, "CONTAINER");
   EXPECT_EQ(c->active_provider(), "container");
+  EXPECT_TRUE(c->active_static_stability());
   EXPECT_TRUE(imds.requests().empty());
 }
 
 TEST_F(DefaultChainTest, ImdsLastAndRefreshedOverTheNetwork) {
-  auto c = chain();
-  EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS1");
-  EXPECT_EQ(c->active_provider(), "imds");
+  testing::FixedRandom random{1.0};
+  CredentialsCache cache(chain(), clock, random);
+  ASSERT_TRUE(cache.refresh_if_due());
+  EXPECT_EQ(cache.credentials()->access_key_id, "ASIAIMDS1");
+  EXPECT_EQ(cache.active_provider(), "imds");
   clock.set(kStart + 30min);
-  EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS1");  // cached
+  EXPECT_FALSE(cache.refresh_if_due());
+  EXPECT_EQ(cache.credentials()->access_key_id, "ASIAIMDS1");  // cached
   EXPECT_EQ(imds.served(), 1);
-  clock.set(kStart + 55min);
-  EXPECT_EQ(c->credentials()->access_key_id, "ASIAIMDS2");  // refreshed 5 min early
+  clock.set(kStart + 45min);
+  EXPECT_TRUE(cache.refresh_if_due());  // 15 minutes early, in the background
+  EXPECT_EQ(cache.credentials()->access_key_id, "ASIAIMDS2");
   EXPECT_EQ(imds.served(), 2);
 }
 

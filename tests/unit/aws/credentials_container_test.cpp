@@ -113,6 +113,20 @@ TEST_F(ContainerCredentialsTest, UnreadableTokenFileFailsWithoutRequest) {
   EXPECT_TRUE(agent.requests().empty());
 }
 
+TEST_F(ContainerCredentialsTest, OversizedTokenFileIsRefusedWithoutRequest) {
+  serve(200, document());
+  ScratchDir dir;
+  env["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/v1/credentials";
+  env["AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE"] = dir.write("token", std::string(20'001, 'a'));
+  const auto creds = provider_for_agent().credentials();
+  ASSERT_FALSE(creds.has_value());
+  EXPECT_EQ(creds.error().code, "InvalidCredentials");
+  EXPECT_EQ(creds.error().message,
+            "container credentials: AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE is larger than 20000 "
+            "bytes");
+  EXPECT_TRUE(agent.requests().empty());
+}
+
 TEST_F(ContainerCredentialsTest, TokenWithLineBreakIsRefusedAndNotEchoed) {
   serve(200, document());
   env["AWS_CONTAINER_CREDENTIALS_FULL_URI"] = agent.url() + "/v1/credentials";

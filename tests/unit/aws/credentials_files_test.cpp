@@ -191,6 +191,34 @@ TEST_F(ProfileCredentialsTest, HalfAKeyPairIsInvalidAndNotEchoed) {
   expect_no_secret(creds.error());
 }
 
+// A shared file is read with a bound: a path that names a huge file (a log, a device) is a
+// clear error, not an allocation without limit.
+TEST_F(ProfileCredentialsTest, OversizedSharedFilesAreRefusedWithTheReason) {
+  dir.write(".aws/credentials", "[default]\naws_access_key_id=AKID\naws_secret_access_key=s\n" +
+                                    std::string(kMaxIniFileBytes, '#'));
+  auto creds = provider.credentials();
+  ASSERT_FALSE(creds.has_value());
+  EXPECT_EQ(creds.error().code, "InvalidCredentials");
+  EXPECT_EQ(creds.error().message,
+            "profile 'default': the shared credentials file is larger than 1048576 bytes");
+
+  dir.write(".aws/credentials", "[default]\naws_access_key_id=AKID\naws_secret_access_key=s\n");
+  dir.write(".aws/config", std::string(kMaxIniFileBytes + 1, ';'));
+  creds = provider.credentials();
+  ASSERT_FALSE(creds.has_value());
+  EXPECT_EQ(creds.error().message,
+            "profile 'default': the shared config file is larger than 1048576 bytes");
+  EXPECT_EQ(resolve_region_with_profile(lookup(env)), std::nullopt);
+}
+
+TEST(IniFile, AbsentIsNoFileAndAnEmptyPathToo) {
+  for (const char* path : {"/nonexistent/ic-config", ""}) {
+    const auto file = read_ini_file(path);
+    ASSERT_TRUE(file.has_value()) << path;
+    EXPECT_FALSE(file->has_value()) << path;
+  }
+}
+
 TEST(RegionResolution, EnvironmentThenProfileConfig) {
   ScratchDir dir;
   dir.write(".aws/config", "[default]\nregion = eu-west-1\n[profile dev]\nregion = ap-south-1\n");

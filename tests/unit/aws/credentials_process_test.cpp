@@ -10,14 +10,17 @@
 
 #include <chrono>
 #include <filesystem>
+#include <stop_token>
 #include <thread>
 
 #include "aws/credentials/command_line.hpp"
+#include "aws/credentials/credentials_cache.hpp"
 #include "aws/credentials/credentials_chain.hpp"
 #include "aws/credentials/credentials_profile.hpp"
 #include "core/small_file.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/clocks.hpp"
+#include "testing/fixed_random.hpp"
 #include "testing/scripted_transport.hpp"
 
 namespace ic::aws {
@@ -238,6 +241,27 @@ TEST(ProcessCredentials, TimeoutIsRetryable) {
   EXPECT_EQ(creds.error().error_class, ErrorClass::Retryable);
 }
 
+// A consumer that stops must not wait out a program that hangs: the stop kills it (the 60 s
+// timeout would otherwise end the run, with another reason).
+TEST(ProcessCredentials, AStopKillsAProgramThatHangs) {
+  ScratchDir dir;
+  const std::string started = dir.path() + "/started";
+  const auto path = script(dir, "hangs", fmt::format("touch '{}'\nexec sleep 300", started));
+  std::stop_source stop;
+  const std::jthread stopper([&] {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!std::filesystem::exists(started) && std::chrono::steady_clock::now() < deadline) {
+      std::this_thread::sleep_for(5ms);
+    }
+    stop.request_stop();
+  });
+  const auto creds = process_credentials(path, {.timeout = 60s, .cancel = stop.get_token()});
+  ASSERT_FALSE(creds.has_value());
+  EXPECT_EQ(creds.error().error_class, ErrorClass::Retryable);
+  EXPECT_NE(creds.error().message.find("the consumer is stopping"), std::string::npos)
+      << creds.error().message;
+}
+
 class ProcessProfileTest : public ::testing::Test {
  protected:
   std::expected<Credentials, AwsError> fetch() {
@@ -278,7 +302,7 @@ TEST_F(ProcessProfileTest, ShellSyntaxIsRefusedNotRun) {
   EXPECT_FALSE(std::filesystem::exists(marker));
 }
 
-// Refresh on expiry: the chain runs the command again before the keys expire.
+// Refresh on expiry: the cache runs the command again (on its refresher) before the keys expire.
 TEST_F(ProcessProfileTest, ChainRunsTheCommandAgainBeforeExpiration) {
   const auto counter = dir.path() + "/runs";
   const auto path = script(
@@ -292,13 +316,19 @@ TEST_F(ProcessProfileTest, ChainRunsTheCommandAgainBeforeExpiration) {
 
   testing::ManualClock clock{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
   testing::ScriptedTransport transport;
-  auto chain = make_default_credentials_chain(lookup(env), transport.blocking(), clock);
-  EXPECT_EQ(chain->credentials()->access_key_id, "RUN1");
-  EXPECT_EQ(chain->active_provider(), "profile");
-  clock.advance(54min);
-  EXPECT_EQ(chain->credentials()->access_key_id, "RUN1");  // cached
+  testing::FixedRandom random{1.0};
+  CredentialsCache cache(make_default_credentials_chain(lookup(env), transport.blocking(), clock),
+                         clock, random);
+  ASSERT_TRUE(cache.refresh_if_due());
+  EXPECT_EQ(cache.credentials()->access_key_id, "RUN1");
+  EXPECT_EQ(cache.active_provider(), "profile");
+  EXPECT_FALSE(cache.status().stale);
+  clock.advance(44min);
+  EXPECT_FALSE(cache.refresh_if_due());
+  EXPECT_EQ(cache.credentials()->access_key_id, "RUN1");  // cached
   clock.advance(1min);
-  EXPECT_EQ(chain->credentials()->access_key_id, "RUN2");  // 5 minutes before Expiration
+  EXPECT_TRUE(cache.refresh_if_due());
+  EXPECT_EQ(cache.credentials()->access_key_id, "RUN2");  // 15 minutes before Expiration
   EXPECT_TRUE(transport.requests().empty());
 }
 

@@ -5,9 +5,11 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include "aws/credentials/credentials_cache.hpp"
 #include "aws/credentials/credentials_chain.hpp"
 #include "testing/aws_env.hpp"
 #include "testing/clocks.hpp"
+#include "testing/fixed_random.hpp"
 #include "testing/scripted_transport.hpp"
 
 namespace ic::aws {
@@ -200,7 +202,7 @@ TEST(DefaultChainOrder, WebIdentityAfterEnvironmentBeforeProfile) {
   EXPECT_EQ(transport.requests().size(), 1u);
 }
 
-// Refresh before expiry through the chain: the refresh is a new STS call with the rotated token.
+// Refresh before expiry through the cache: the refresh is a new STS call with the rotated token.
 TEST(DefaultChainOrder, WebIdentityIsRefreshedBeforeExpiryWithTheRotatedToken) {
   ScratchDir dir;
   FakeEnv env{{"HOME", dir.path()},
@@ -211,13 +213,18 @@ TEST(DefaultChainOrder, WebIdentityIsRefreshedBeforeExpiryWithTheRotatedToken) {
   transport.answer(200, sts_reply("ASIA1", "2026-11-30T01:00:00Z"));
   transport.answer(200, sts_reply("ASIA2", "2026-11-30T02:00:00Z"));
   testing::ManualClock clock{std::chrono::sys_days{std::chrono::year{2026} / 11 / 30}};
-  auto chain = make_default_credentials_chain(lookup(env), transport.blocking(), clock);
-  EXPECT_EQ(chain->credentials()->access_key_id, "ASIA1");
+  testing::FixedRandom random{1.0};
+  CredentialsCache cache(make_default_credentials_chain(lookup(env), transport.blocking(), clock),
+                         clock, random);
+  ASSERT_TRUE(cache.refresh_if_due());
+  EXPECT_EQ(cache.credentials()->access_key_id, "ASIA1");
   dir.write("token", "token-2");
-  clock.advance(std::chrono::minutes{54});
-  EXPECT_EQ(chain->credentials()->access_key_id, "ASIA1");  // cached until 5 min before expiry
+  clock.advance(std::chrono::minutes{44});
+  EXPECT_FALSE(cache.refresh_if_due());  // cached until 15 min before expiry
+  EXPECT_EQ(cache.credentials()->access_key_id, "ASIA1");
   clock.advance(std::chrono::minutes{1});
-  EXPECT_EQ(chain->credentials()->access_key_id, "ASIA2");
+  EXPECT_TRUE(cache.refresh_if_due());
+  EXPECT_EQ(cache.credentials()->access_key_id, "ASIA2");
   const auto requests = transport.requests();
   ASSERT_EQ(requests.size(), 2u);
   EXPECT_EQ(form_value(requests[1].body, "WebIdentityToken"), "token-2");

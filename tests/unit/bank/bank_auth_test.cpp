@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <filesystem>
+#include <functional>
+#include <thread>
 
 #include "adapters/bank/bearer_token_file.hpp"
 #include "adapters/bank/core_banking_client.hpp"
@@ -27,7 +30,21 @@ using ic::testing::ScriptedBankServer;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
+using namespace std::chrono_literals;
+
 constexpr std::string_view kDebited = R"({"debitId":"DBT-1"})";
+// The watcher's checks in these tests: often, so a rotation is seen within a few ms.
+constexpr Millis kQuickChecks{5};
+
+// Polls until `condition` holds or 10 s passed: the watcher thread sees a change on its own time.
+bool eventually(const std::function<bool()>& condition) {
+  const auto deadline = std::chrono::steady_clock::now() + 10s;
+  while (!condition()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    std::this_thread::sleep_for(2ms);
+  }
+  return true;
+}
 
 class BankAuthTest : public BankClientTest {
  protected:
@@ -73,10 +90,11 @@ TEST_F(BankAuthTest, RotatedFileIsUsedOnTheNextCall) {
   const auto accepted = dir.write("accepted", "tok-1");
   ScriptedBankServer server(
       [&](const httplib::Request& request) { return accept_only(accepted, request); });
-  BearerTokenFile token(dir.write("token", "tok-1"));
+  BearerTokenFile token(dir.write("token", "tok-1"), kQuickChecks);
   ASSERT_TRUE(std::holds_alternative<domain::Debited>(debit(server, token)));
   dir.write("accepted", "tok-2-longer");
   dir.write("token", "tok-2-longer");
+  ASSERT_TRUE(eventually([&] { return token.current() == "tok-2-longer"; }));
   EXPECT_TRUE(std::holds_alternative<domain::Debited>(debit(server, token)));
   const auto requests = server.requests();
   ASSERT_EQ(requests.size(), 2u);  // the change was seen before sending: no 401 round trip
@@ -93,7 +111,7 @@ TEST_F(BankAuthTest, A401AfterRotationIsRetriedOnceWithTheNewToken) {
     if (calls++ == 0) dir.write("token", "tok-new");  // rotated while the request was in flight
     return accept_only(accepted, request);
   });
-  BearerTokenFile token(token_path);
+  BearerTokenFile token(token_path, 1h);  // only the 401's reload can see the rotation
   ASSERT_TRUE(token.current().has_value());
   EXPECT_TRUE(std::holds_alternative<domain::Debited>(debit(server, token)));
   const auto requests = server.requests();
@@ -117,14 +135,17 @@ TEST_F(BankAuthTest, A401WithAnUnchangedTokenIsMisconfiguredAfterOneRequest) {
 TEST_F(BankAuthTest, UnusableTokenFileIsMisconfiguredAndNothingIsSent) {
   ScriptedBankServer server(Reply{.status = 201, .body = std::string(kDebited)});
   const auto path = dir.write("token", "tok-1");
-  BearerTokenFile token(path);
+  BearerTokenFile token(path, kQuickChecks);
   ASSERT_TRUE(token.current().has_value());
   for (const std::string_view content : {"", "two words", "line\r\nX-Injected: 1"}) {
     dir.write("token", content);
+    ASSERT_TRUE(eventually([&] { return !token.current(); })) << content;
     const auto result = debit(server, token);
     ASSERT_TRUE(std::holds_alternative<domain::DebitMisconfigured>(result)) << content;
   }
   std::filesystem::remove(path);
+  ASSERT_TRUE(eventually(
+      [&] { return !token.current() && token.current().error().starts_with("cannot be read"); }));
   const auto result = debit(server, token);
   ASSERT_TRUE(std::holds_alternative<domain::DebitMisconfigured>(result));
   EXPECT_THAT(std::get<domain::DebitMisconfigured>(result).detail,
@@ -135,19 +156,30 @@ TEST_F(BankAuthTest, UnusableTokenFileIsMisconfiguredAndNothingIsSent) {
   EXPECT_TRUE(server.requests().empty());
 }
 
-TEST(BearerTokenFile, ReadsOnceUntilTheFileChanges) {
+TEST(BearerTokenFile, ReadsAtStartThenTheWatcherPicksUpAReplacedFile) {
   ScratchDir dir;
   const auto path = dir.write("token", " tok-1 \n");
-  BearerTokenFile token(path);
-  EXPECT_EQ(token.current().value(), "tok-1");
+  BearerTokenFile token(path, kQuickChecks);
   EXPECT_EQ(token.current().value(), "tok-1");
   // Replaced by a new file (a new inode), as secret volumes and `mv` rotate it.
   const auto next = dir.write("token.next", "tok-2");
   std::filesystem::rename(next, path);
-  EXPECT_EQ(token.current().value(), "tok-2");
-  EXPECT_EQ(token.reload().value(), "tok-2");
+  EXPECT_TRUE(eventually([&] { return token.current() == "tok-2"; }));
   EXPECT_FALSE(BearerTokenFile(dir.path() + "/absent").current().has_value());
   EXPECT_FALSE(BearerTokenFile(dir.write("huge", std::string(16 * 1024 + 1, 'a'))).current());
+}
+
+// The loop's side never touches the file: current() copies what the watcher read, and
+// reload() is read by the watcher while the calling loop waits on a task.
+TEST(BearerTokenFile, TheCallerNeverReadsTheFileItself) {
+  ScratchDir dir;
+  const auto path = dir.write("token", "tok-1");
+  BearerTokenFile token(path, 1h);  // the watcher checks only when asked
+  std::filesystem::remove(path);
+  EXPECT_EQ(token.current().value(), "tok-1") << "no stat on the call";
+  dir.write("token", "tok-2");
+  EXPECT_EQ(event::run_blocking(token.reload()).value(), "tok-2");
+  EXPECT_EQ(token.current().value(), "tok-2");
 }
 
 }  // namespace

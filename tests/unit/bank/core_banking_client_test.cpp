@@ -298,5 +298,39 @@ TEST_F(CoreBankingClientTest, ConcurrentDebitsEachGetTheirOwnAnswer) {
             static_cast<std::size_t>(kLoops * kTasksPerLoop * kDebitsPerTask));
 }
 
+// The status inquiry (docs/design.md §5, GET /v1/debits/{idempotencyKey}).
+class DebitInquiryTest : public CoreBankingClientTest {
+ protected:
+  domain::InquiryResult ask(const std::string& base_url, std::string_view key = "CHG-1") {
+    return event::run_blocking(client_for<CoreBankingClient>(base_url).find_debit(key));
+  }
+};
+
+TEST_F(DebitInquiryTest, GetsTheDebitByItsKeyAndReadsItsId) {
+  ScriptedBankServer server(Reply{200, R"({"debitId":"DBT-7","chargeId":"CHG-1"})"});
+  const auto found = ask(server.base_url() + "/core");
+  ASSERT_TRUE(std::holds_alternative<domain::DebitFound>(found));
+  EXPECT_EQ(std::get<domain::DebitFound>(found).debit_ref, "DBT-7");
+  const auto requests = server.requests();
+  ASSERT_EQ(requests.size(), 1u);
+  EXPECT_EQ(requests[0].method, "GET");
+  EXPECT_EQ(requests[0].path, "/core/v1/debits/CHG-1");
+  EXPECT_EQ(requests[0].body, "");
+}
+
+TEST_F(DebitInquiryTest, NotFoundIsTheBanksNoAndAnythingElseIsNoAnswer) {
+  ScriptedBankServer missing(Reply{404, R"({"code":"DEBIT_NOT_FOUND"})"});
+  EXPECT_TRUE(std::holds_alternative<domain::DebitNotFound>(ask(missing.base_url())));
+  for (const Reply& reply : {Reply{503, R"({"code":"TRANSIENT_FAILURE"})"}, Reply{200, R"({})"},
+                             Reply{200, R"({"debitId":"has space"})"}, Reply{401, ""}}) {
+    ScriptedBankServer server(reply);
+    EXPECT_TRUE(std::holds_alternative<domain::InquiryFailed>(ask(server.base_url())))
+        << reply.status;
+  }
+  ScriptedBankServer unused(Reply{200, R"({"debitId":"DBT-7"})"});
+  EXPECT_TRUE(std::holds_alternative<domain::InquiryFailed>(ask(unused.base_url(), "bad\r\nkey")));
+  EXPECT_TRUE(unused.requests().empty()) << "a key that could rewrite the request is never sent";
+}
+
 }  // namespace
 }  // namespace ic::bank

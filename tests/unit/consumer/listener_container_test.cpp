@@ -659,9 +659,12 @@ class ThrowingQueue final : public ForwardingQueue {
  public:
   using ForwardingQueue::ForwardingQueue;
   bool throw_on_receive = false;
+  int receives_before_throwing = -1;  // >= 0: that many receives answer, then they throw
   Task<Received> receive(int max_messages, std::chrono::seconds wait,
                          std::stop_token stop) override {
-    if (throw_on_receive) throw std::runtime_error("reply decoder bug");
+    if (throw_on_receive || receives_before_throwing-- == 0) {
+      throw std::runtime_error("reply decoder bug");
+    }
     co_return co_await ForwardingQueue::receive(max_messages, wait, std::move(stop));
   }
   Task<std::expected<void, Error>> send_to_dlq(std::string_view,
@@ -677,9 +680,38 @@ TEST(ListenerContainer, AReceiverThatThrowsIsReportedAndStopsTheContainerRatherT
   ThrowingQueue queue(fake);
   queue.throw_on_receive = true;
   RecordingObserver observer;
-  ListenerContainer container(loop, queue, always(Ack{}), fast_config(), &observer);
+  int failures = 0;
+  auto config = fast_config();
+  config.on_failure = [&] { ++failures; };
+  ListenerContainer container(loop, queue, always(Ack{}), config, &observer);
   container.run();  // returns by itself: nobody asked it to stop
   EXPECT_EQ(observer.thread_exceptions(), std::vector<std::string>{"receiver"});
+  EXPECT_EQ(failures, 1);
+}
+
+// The stop after a dead receiver still waits for the handlers, however long: so the owner
+// hears of the failure at once, not when the stop ends, and bounds it (run exits 1).
+TEST(ListenerContainer, AReceiverThatDiesTellsTheOwnerAtOnceWhileAHandlerStillRuns) {
+  event::EventLoop loop;
+  FakeQueue fake;
+  ThrowingQueue queue(fake);
+  queue.receives_before_throwing = 1;
+  const auto held = fake.send("held");
+  std::atomic<int> started{0};
+  std::atomic<int> failures{0};
+  LoopGate gate(loop);
+  auto config = fast_config();
+  config.receivers = 1;
+  config.on_failure = [&] { ++failures; };
+  RecordingObserver observer;
+  ListenerContainer container(loop, queue, ack_when_released(started, gate), config, &observer);
+  std::thread running([&] { container.run(); });
+  ASSERT_TRUE(eventually([&] { return failures.load() == 1; }));
+  EXPECT_EQ(started.load(), 1) << "the held handler is still running";
+  gate.release();
+  running.join();  // returns by itself once the handler finished
+  EXPECT_TRUE(fake.deleted(held));
+  EXPECT_EQ(failures.load(), 1);
 }
 
 TEST(ListenerContainer, AnExceptionOutsideTheHandlerIsReportedAndTheOthersGoOn) {

@@ -123,6 +123,26 @@ TEST(AimdLimitTest, TheRampHoldsCallersBack) {
   EXPECT_TRUE(limit.try_acquire());
 }
 
+// Each step of the ramp, where the limit first admits one more call; none once it has ended.
+TEST(AimdLimitTest, NextGrowthIsEachStepOfTheRamp) {
+  ManualClock clock;
+  AimdLimit limit({.min = 1, .max = 4, .ramp = 3000ms}, clock);
+  EXPECT_EQ(limit.next_growth(), std::nullopt) << "no ramp";
+  limit.restart();
+  const Instant start = clock.now();
+  for (const Millis step : {1000ms, 2000ms, 3000ms}) {
+    const std::optional<Instant> next = limit.next_growth();
+    ASSERT_TRUE(next.has_value());
+    EXPECT_EQ(*next, start + step);
+    const int before = limit.limit();
+    clock.set(*next - 1ms);
+    EXPECT_EQ(limit.limit(), before) << "not a millisecond sooner";
+    clock.set(*next);
+    EXPECT_EQ(limit.limit(), before + 1);
+  }
+  EXPECT_EQ(limit.next_growth(), std::nullopt) << "the ramp has ended";
+}
+
 TEST(AimdLimitTest, AZeroRampRestartsAtOnce) {
   ManualClock clock;
   AimdLimit limit({.min = 1, .max = 4, .ramp = 0ms}, clock);

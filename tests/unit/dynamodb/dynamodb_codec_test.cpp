@@ -38,6 +38,8 @@ TEST(DynamoDbCodec, ClaimIsAConditionalUpsertThatCountsTheFence) {
   const std::string update = body["UpdateExpression"];
   EXPECT_THAT(update, ::testing::HasSubstr("ADD fence :one"));
   EXPECT_THAT(update, ::testing::HasSubstr("createdAt = if_not_exists(createdAt, :now)"));
+  // The bank's window counts from the first claim; a later claim keeps it (design.md §3).
+  EXPECT_THAT(update, ::testing::HasSubstr("firstAttemptAt = if_not_exists(firstAttemptAt, :now)"));
   EXPECT_THAT(update, ::testing::HasSubstr("#owner = :owner"));
   EXPECT_EQ(body["ExpressionAttributeNames"],
             json::parse(R"({"#state":"state","#owner":"owner"})"));
@@ -152,6 +154,19 @@ TEST(DynamoDbCodec, DecodesEveryAttribute) {
   EXPECT_EQ(record->updated_at, t0 + 5s);
   EXPECT_EQ(record->completed_at, t0 + 5s);
   EXPECT_EQ(record->expires_at_epoch_seconds, 1764547205);
+}
+
+TEST(DynamoDbCodec, DecodesTheFirstAttemptWhenPresent) {
+  const auto with =
+      decode_record(kTable, json::parse(R"({"pk":{"S":"k"},"state":{"S":"IN_PROGRESS"},
+      "firstAttemptAt":{"N":"1764460800000"},"updatedAt":{"N":"1764460900000"}})"));
+  ASSERT_TRUE(with);
+  EXPECT_EQ(with->first_attempt_at, Instant{Millis{1764460800000}});
+  EXPECT_TRUE(with->earlier_effect_possible());
+  const auto without =
+      decode_record(kTable, json::parse(R"({"pk":{"S":"k"},"state":{"S":"DONE"}})"));
+  ASSERT_TRUE(without);
+  EXPECT_FALSE(without->first_attempt_at.has_value()) << "a record from before the attribute";
 }
 
 TEST(DynamoDbCodec, TheResultAttributeIsTheTableSpecs) {

@@ -35,7 +35,8 @@ TEST(OperatorCodec, ReopenIsFencedOnTheFailedRecordReadAndAppendsTheAuditEntry) 
   EXPECT_EQ(body["UpdateExpression"],
             "SET #state = :inprogress, leaseUntil = :zero, claimToken = :token, updatedAt = :now, "
             "expiresAt = :exp, audit = list_append(if_not_exists(audit, :none), :entry) "
-            "REMOVE #status, failureReason, completedAt, attention, attentionAt, payload");
+            "REMOVE #status, failureReason, completedAt, attention, attentionAt, payload, "
+            "firstAttemptAt");
   const json& v = body["ExpressionAttributeValues"];
   EXPECT_EQ(v[":failed"], json::parse(R"({"S":"FAILED"})"));
   EXPECT_EQ(v[":fence"], json::parse(R"({"N":"3"})"));
@@ -49,6 +50,28 @@ TEST(OperatorCodec, ReopenIsFencedOnTheFailedRecordReadAndAppendsTheAuditEntry) 
   EXPECT_EQ(body["ExpressionAttributeNames"],
             json::parse(R"({"#state":"state","#status":"status"})"));
   EXPECT_THAT(body.dump(), Not(HasSubstr("payloadHash"))) << "the payload hash is kept";
+}
+
+TEST(OperatorCodec, SettleRecordsAnUncertainDebitDoneWithTheLedgersReference) {
+  const json body = encode_settle(kOperatorTable, {.key = "CHG-3",
+                                                   .read = {.fence = 2, .claim_token = "tok-2"},
+                                                   .from_status = "DEBIT_UNCERTAIN",
+                                                   .to_status = "DEBITED",
+                                                   .result_ref = "DBT-9",
+                                                   .audit = kAudit});
+  EXPECT_EQ(body["ConditionExpression"],
+            "#state = :failed AND #status = :from AND fence = :fence AND claimToken = :read");
+  EXPECT_EQ(body["UpdateExpression"],
+            "SET #state = :done, #status = :to, #result = :ref, completedAt = :now, "
+            "updatedAt = :now, expiresAt = :exp, audit = list_append(if_not_exists(audit, "
+            ":none), :entry) REMOVE failureReason, attention, attentionAt");
+  const json& v = body["ExpressionAttributeValues"];
+  EXPECT_EQ(v[":from"], json::parse(R"({"S":"DEBIT_UNCERTAIN"})"));
+  EXPECT_EQ(v[":to"], json::parse(R"({"S":"DEBITED"})"));
+  EXPECT_EQ(v[":ref"], json::parse(R"({"S":"DBT-9"})"));
+  EXPECT_EQ(body["ExpressionAttributeNames"],
+            json::parse(R"({"#state":"state","#status":"status","#result":"debitRef"})"));
+  EXPECT_THAT(body.dump(), Not(HasSubstr("payload"))) << "the kept payload stays, for reconcile";
 }
 
 TEST(OperatorCodec, AmendMovesTheStatusOnlyFromTheOneReadAndLeavesTheIndex) {

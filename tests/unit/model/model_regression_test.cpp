@@ -229,5 +229,32 @@ TEST_F(ModelRegression, CrashWindowTrailServiceRetriesWithTheSameIdempotencyKey)
   EXPECT_EQ(record().state, ClaimState::Done);
 }
 
+// broken:horizon_no_guard (model/claim.pml -DHORIZON: the bank forgets a key once its window
+// has passed, and the consumer sends the debit again whatever the record's age). Trail:
+//   W2 claims m1; the record's first attempt becomes older than the window minus the margin;
+//   W2's debit is applied, then times out; W2 releases; the bank forgets the key; W2 receives m1
+//   again, claims and debits -> 201 applied: money moves twice. Our code: past the window the
+//   charge is never sent again; it ends DEBIT_UNCERTAIN, dead-lettered, for reconcile.
+TEST_F(ModelRegression, HorizonTrailServiceNeverDebitsPastTheBanksWindow) {
+  bool committed = false;
+  bank.before_debit = [&](const domain::Charge& c) {
+    if (std::exchange(committed, true)) return;
+    ASSERT_TRUE(
+        std::holds_alternative<domain::Debited>(event::run_blocking(bank.debit(c, c.id.value()))));
+    bank.script(key, {domain::DebitUnavailable{"timeout after commit"}});
+  };
+  ASSERT_TRUE(is_retry(deliver(charge), "debit_unavailable"));
+  clock.advance(std::chrono::hours(25));  // the default window is 24 h
+  bank.forget(key);
+
+  const consumer::Disposition again = deliver(charge);
+  ASSERT_TRUE(std::holds_alternative<consumer::DeadLetter>(again));
+  EXPECT_EQ(std::get<consumer::DeadLetter>(again).reason, domain::dlq_reason::kDebitUncertain);
+  EXPECT_EQ(bank.money_movements(), 1u) << "money moved once";
+  EXPECT_EQ(bank.calls_for(key), 2) << "the commit and its timed-out answer; nothing after";
+  EXPECT_EQ(record().state, ClaimState::Failed);
+  EXPECT_EQ(record().status, "DEBIT_UNCERTAIN");
+}
+
 }  // namespace
 }  // namespace ic::testing

@@ -57,6 +57,29 @@ TEST_F(AdminServerTest, LivenessAnswersOk) {
   EXPECT_EQ(res->get_header_value("Connection"), "close");
 }
 
+TEST_F(AdminServerTest, AFailingLivenessCheckAnswers503WithItsReason) {
+  std::atomic<bool> live{false};
+  server_.set_liveness_check([&] {
+    return ReadinessResult{.ok = live.load(), .detail = "stuck for 16 s", .code = "LoopStalled"};
+  });
+  start();
+  auto client = client_for(server_);
+  auto res = client.Get("/health/live");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 503);
+  EXPECT_EQ(json::parse(res->body),
+            json({{"status", "not_live"}, {"reason", "stuck for 16 s"}, {"code", "LoopStalled"}}));
+  live = true;
+  res = client.Get("/health/live");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(json::parse(res->body), json({{"status", "live"}}));
+  server_.set_liveness_check([]() -> ReadinessResult { throw std::runtime_error("boom"); });
+  res = client.Get("/health/live");
+  ASSERT_TRUE(res) << httplib::to_string(res.error());
+  EXPECT_EQ(res->status, 503);
+}
+
 TEST_F(AdminServerTest, MetricsServesTheRegistryAsPrometheusText) {
   start();
   auto client = client_for(server_);

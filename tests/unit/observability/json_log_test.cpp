@@ -4,12 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <latch>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
 #include <thread>
 #include <vector>
 
+#include "core/thread_annotations.hpp"
 #include "core/trace_context.hpp"
 #include "testing/clocks.hpp"
 
@@ -26,7 +29,10 @@ std::chrono::system_clock::time_point fixed_now() {
 
 const testing::ManualClock kFixedClock{std::chrono::floor<Millis>(fixed_now())};
 
-// Collects lines; the logger calls the sink under its own lock.
+// Generous: only a wedged writer would come near it.
+constexpr Millis kWait{10'000};
+
+// Collects lines on the logger's writer thread; read them after flush().
 struct Capture {
   std::vector<std::string> lines;
   LogSink sink() {
@@ -47,6 +53,7 @@ TEST(JsonLog, LineIsOneJsonObjectWithTimestampLevelMessageThenFieldsInOrder) {
                              {"final", true},
                              {"owner", std::string("host/42")}});
 
+  ASSERT_TRUE(log.flush(kWait));
   ASSERT_EQ(out.lines.size(), 1u);
   const std::string& line = out.lines[0];
   ASSERT_TRUE(line.ends_with('\n'));
@@ -71,6 +78,7 @@ TEST(JsonLog, LinesInsideATraceScopeCarryItsTraceparentOnce) {
     log.info("caller's own", {{"traceparent", "given"}});
   }
   log.info("after", {});
+  ASSERT_TRUE(log.flush(kWait));
   ASSERT_EQ(out.lines.size(), 3u);
   EXPECT_EQ(out.parsed(0)["traceparent"], kTrace);
   EXPECT_EQ(out.parsed(0)["chargeId"], "CHG-1");
@@ -92,6 +100,7 @@ TEST(JsonLog, FieldNamedLikeAReservedKeyIsPrefixedNotDuplicated) {
   Capture out;
   Logger log{LogLevel::Info, out.sink(), kFixedClock};
   log.info("real message", {{"msg", "caller's"}, {"level", 7}});
+  ASSERT_TRUE(log.flush(kWait));
   const ordered_json json = out.parsed(0);
   EXPECT_EQ(json["msg"], "real message");
   EXPECT_EQ(json["level"], "info");
@@ -111,6 +120,7 @@ TEST(JsonLog, LevelsBelowTheMinimumAreDropped) {
   log.set_level(LogLevel::Debug);
   log.debug("d2");
 
+  ASSERT_TRUE(log.flush(kWait));
   std::vector<std::string> seen;
   for (std::size_t i = 0; i < out.lines.size(); ++i) {
     const ordered_json json = out.parsed(i);
@@ -149,6 +159,7 @@ TEST(JsonLog, SecretValuesNeverReachTheOutputButClaimTokenDoes) {
                                      {"accessKeyId", "AKIDEXAMPLE"},
                                      {"chargeId", "CHG-1"}});
 
+  ASSERT_TRUE(log.flush(kWait));
   const std::string& line = out.lines.at(0);
   EXPECT_EQ(line.find("SECRET"), std::string::npos) << line;
   EXPECT_EQ(line.find("987654321"), std::string::npos) << line;
@@ -186,6 +197,7 @@ TEST(JsonLog, HostileValuesStayOnOneLineAndParseBack) {
   const std::string invalid_utf8 = "ok \xff\xfe \xc3\x28 \xe2\x82 end";
   log.error("bad\ninput \xff", {{"body", hostile}, {"raw", invalid_utf8}, {"k\xff\"ey", 1}});
 
+  ASSERT_TRUE(log.flush(kWait));
   ASSERT_EQ(out.lines.size(), 1u);
   const std::string& line = out.lines[0];
   EXPECT_EQ(line.find('\n'), line.size() - 1);
@@ -208,6 +220,7 @@ TEST(JsonLog, LongValuesAreCutAndMarkedWithTheirLength) {
   for (int i = 0; i < 1000; ++i) accents += "\xc3\xa9";  // "é", two bytes each
   log.warn("dead-lettering", {{"failureDetail", huge}, {"name", accents}, {"short", "ok"}});
 
+  ASSERT_TRUE(log.flush(kWait));
   ASSERT_EQ(out.lines.size(), 1u);
   EXPECT_LT(out.lines[0].size(), 3 * kMaxLogValueBytes);
   const ordered_json json = out.parsed(0);  // a cut inside "é" would not parse back
@@ -234,6 +247,7 @@ TEST(JsonLog, ConcurrentLoggingYieldsOnlyWholeLines) {
       });
     }
   }
+  ASSERT_TRUE(log.flush(kWait));
   std::istringstream lines(stream.str());
   std::set<std::pair<int, int>> seen;
   for (std::string line; std::getline(lines, line);) {
@@ -242,6 +256,124 @@ TEST(JsonLog, ConcurrentLoggingYieldsOnlyWholeLines) {
     EXPECT_TRUE(seen.emplace(json["thread"].get<int>(), json["i"].get<int>()).second);
   }
   EXPECT_EQ(seen.size(), static_cast<std::size_t>(kThreads * kLines));
+}
+
+// A sink that takes nothing until released, as stderr does when it is a pipe nobody reads.
+// Shared with the sink, so a writer the logger left behind can still return from it.
+struct StuckSink {
+  std::latch released{1};
+  std::atomic<int> entered{0};
+  Mutex mutex;
+  std::vector<std::string> lines GUARDED_BY(mutex);
+
+  static LogSink of(const std::shared_ptr<StuckSink>& stuck) {
+    return [stuck](std::string_view line) {
+      stuck->entered.fetch_add(1);
+      stuck->released.wait();
+      MutexLock lock(stuck->mutex);
+      stuck->lines.emplace_back(line);
+    };
+  }
+  // Polls until the writer is inside the sink.
+  [[nodiscard]] bool wait_entered() const {
+    const auto deadline = std::chrono::steady_clock::now() + kWait;
+    while (entered.load() == 0) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::yield();
+    }
+    return true;
+  }
+  std::vector<std::string> messages() {
+    MutexLock lock(mutex);
+    std::vector<std::string> out;
+    for (const auto& line : lines) out.push_back(ordered_json::parse(line)["msg"]);
+    return out;
+  }
+};
+
+TEST(JsonLog, AFullBufferDropsAndCountsLinesWithoutBlockingTheCaller) {
+  auto stuck = std::make_shared<StuckSink>();
+  Logger log{LogLevel::Info, StuckSink::of(stuck), kFixedClock, {.max_lines = 4}};
+  Counter drops;
+  log.count_drops(&drops);
+  log.info("first");
+  ASSERT_TRUE(stuck->wait_entered());
+  // The writer holds "first" in the sink; three more fit, the rest are dropped at once.
+  for (int i = 0; i < 10; ++i) log.info("more", {{"i", i}});
+  EXPECT_EQ(log.dropped_lines(), 7u);
+  EXPECT_EQ(drops.value(), 7u);
+  EXPECT_FALSE(log.flush(Millis{1})) << "nothing can be written while the sink is stuck";
+  stuck->released.count_down();
+  ASSERT_TRUE(log.flush(kWait));
+  EXPECT_EQ(stuck->messages(), (std::vector<std::string>{"first", "more", "more", "more"}));
+}
+
+TEST(JsonLog, OnceTheSinkTakesLinesAgainOneLineSaysHowManyWereDropped) {
+  auto stuck = std::make_shared<StuckSink>();
+  Logger log{LogLevel::Info, StuckSink::of(stuck), kFixedClock, {.max_lines = 2}};
+  log.info("first");
+  ASSERT_TRUE(stuck->wait_entered());
+  log.info("second");
+  for (int i = 0; i < 5; ++i) log.info("lost");
+  stuck->released.count_down();
+  ASSERT_TRUE(log.flush(kWait));
+  log.info("after");
+  ASSERT_TRUE(log.flush(kWait));
+  log.info("later");  // no second notice
+  ASSERT_TRUE(log.flush(kWait));
+
+  EXPECT_EQ(stuck->messages(),
+            (std::vector<std::string>{"first", "second", "log lines dropped", "after", "later"}));
+  MutexLock lock(stuck->mutex);
+  const ordered_json notice = ordered_json::parse(stuck->lines.at(2));
+  EXPECT_EQ(notice["level"], "warn");
+  EXPECT_EQ(notice["dropped"], 5);
+  EXPECT_EQ(log.dropped_lines(), 5u) << "the total stays; only the notice's count restarts";
+}
+
+TEST(JsonLog, LinesReachTheSinkInTheOrderTheyWereLogged) {
+  Capture out;
+  Logger log{LogLevel::Info, out.sink(), kFixedClock};
+  constexpr int kLines = 2'000;
+  for (int i = 0; i < kLines; ++i) log.info("tick", {{"i", i}});
+  ASSERT_TRUE(log.flush(kWait));
+  ASSERT_EQ(out.lines.size(), static_cast<std::size_t>(kLines));
+  for (int i = 0; i < kLines; ++i) ASSERT_EQ(out.parsed(static_cast<std::size_t>(i))["i"], i);
+}
+
+TEST(JsonLog, BytesBoundTheBufferToo) {
+  auto stuck = std::make_shared<StuckSink>();
+  Logger log{LogLevel::Info, StuckSink::of(stuck), kFixedClock, {.max_bytes = 2'000}};
+  log.info("first");
+  ASSERT_TRUE(stuck->wait_entered());
+  const std::string pad(600, 'x');
+  for (int i = 0; i < 5; ++i) log.info("padded", {{"pad", pad}});
+  // "first" is ~60 bytes and each padded line ~660: two fit beside it.
+  EXPECT_EQ(log.dropped_lines(), 3u);
+  stuck->released.count_down();
+  ASSERT_TRUE(log.flush(kWait));
+}
+
+// The process must be able to exit while stderr is a pipe nobody reads.
+TEST(JsonLog, DestructionReturnsWhileTheSinkIsStuck) {
+  auto stuck = std::make_shared<StuckSink>();
+  {
+    Logger log{LogLevel::Info, StuckSink::of(stuck), kFixedClock, {.flush_timeout = Millis{20}}};
+    log.info("never written");
+    log.info("nor this");
+    ASSERT_TRUE(stuck->wait_entered());
+  }  // gives up after the flush timeout, leaving the writer in the sink
+  EXPECT_EQ(stuck->messages(), std::vector<std::string>{});
+  stuck->released.count_down();  // the writer it left behind ends on its own
+}
+
+TEST(JsonLog, DestructionFlushesWhatIsQueued) {
+  Capture out;
+  {
+    Logger log{LogLevel::Info, out.sink(), kFixedClock};
+    for (int i = 0; i < 100; ++i) log.info("tick", {{"i", i}});
+  }
+  EXPECT_EQ(out.lines.size(), 100u);
 }
 
 }  // namespace

@@ -31,6 +31,10 @@ class StaleClaims final : public idempotency::OperatorStore {
       const idempotency::AmendRequest&) override {
     return std::unexpected(Error{});
   }
+  std::expected<idempotency::OperatorWrite, Error> settle(
+      const idempotency::SettleRequest&) override {
+    return std::unexpected(Error{});
+  }
   std::expected<idempotency::RecordPage, Error> needing_attention(std::string_view, Instant,
                                                                   std::string_view) override {
     return idempotency::RecordPage{};

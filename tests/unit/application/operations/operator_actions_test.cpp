@@ -9,15 +9,18 @@
 #include <functional>
 #include <map>
 
+#include "application/operations/reconcile.hpp"
 #include "application/payload_hash.hpp"
 #include "testing/clocks.hpp"
 #include "testing/fakes.hpp"
+#include "testing/string_console.hpp"
 
 namespace ic::application {
 namespace {
 
 using Kind = OperatorOutcome::Kind;
 using ::testing::HasSubstr;
+using namespace std::chrono_literals;
 
 // A table of records that evaluates the operator writes' conditions (docs/design.md §3) on its
 // map. `between_read_and_write` runs inside each write before its condition: a race.
@@ -74,9 +77,28 @@ class TableFake final : public idempotency::IdempotencyStore, public idempotency
       return true;
     });
   }
-  std::expected<idempotency::RecordPage, Error> needing_attention(std::string_view, Instant,
+  std::expected<idempotency::OperatorWrite, Error> settle(
+      const idempotency::SettleRequest& r) override {
+    return write(r.key, r.read, [&](idempotency::ClaimRecord& record) {
+      if (record.state != idempotency::ClaimState::Failed || record.status != r.from_status)
+        return false;
+      record.state = idempotency::ClaimState::Done;
+      record.status = r.to_status;
+      record.result_ref = r.result_ref;
+      record.failure_reason.clear();
+      record.audit.push_back(r.audit);
+      return true;
+    });
+  }
+  std::expected<idempotency::RecordPage, Error> needing_attention(std::string_view attention,
+                                                                  Instant,
                                                                   std::string_view) override {
-    return std::unexpected(unused());
+    idempotency::RecordPage page;
+    for (const auto& [key, record] : records) {
+      if (attention == "FAILED" && record.state == idempotency::ClaimState::Failed)
+        page.records.push_back(record);
+    }
+    return page;
   }
   std::expected<idempotency::RecordPage, Error> stale_in_progress(Instant, std::string_view,
                                                                   int) override {
@@ -156,6 +178,80 @@ TEST_F(OperatorActionsTest, ReopenNeverTouchesADoneOrInProgressCharge) {
   EXPECT_THAT(outcome.detail, HasSubstr("only a FAILED charge can be reopened"));
   EXPECT_EQ(table_.writes, 0);
   EXPECT_EQ(actions_.reopen("CHG-NONE", "x").kind, Kind::NotFound);
+}
+
+// DEBIT_UNCERTAIN (docs/design.md §3 "The bank's memory of keys"): only the ledger decides.
+TEST_F(OperatorActionsTest, AnUncertainDebitIsNeverReopenedByHandOnlyResolvedFromTheLedger) {
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Failed, "DEBIT_UNCERTAIN");
+  const OperatorOutcome refused = actions_.reopen("CHG-1", "looks unpaid");
+  EXPECT_EQ(refused.kind, Kind::Refused);
+  EXPECT_THAT(refused.detail, HasSubstr("reconcile --resolve-uncertain"));
+  EXPECT_EQ(table_.writes, 0);
+
+  const OperatorOutcome debited =
+      actions_.resolve_uncertain("CHG-1", std::string("DBT-LEDGER"), "in the ledger");
+  ASSERT_EQ(debited.kind, Kind::Written) << debited.detail;
+  const idempotency::ClaimRecord& after = table_.records["CHG-1"];
+  EXPECT_EQ(after.state, idempotency::ClaimState::Done);
+  EXPECT_EQ(after.status, "DEBITED");
+  EXPECT_EQ(after.result_ref, "DBT-LEDGER");
+  EXPECT_EQ(after.audit.back().action, "resolve");
+  EXPECT_EQ(actions_.resolve_uncertain("CHG-1", std::nullopt, "again").kind, Kind::Refused)
+      << "only FAILED/DEBIT_UNCERTAIN is resolved";
+}
+
+TEST_F(OperatorActionsTest, AnUncertainDebitTheLedgerDoesNotHaveIsReopened) {
+  table_.records["CHG-1"] = record(idempotency::ClaimState::Failed, "DEBIT_UNCERTAIN");
+  const OperatorOutcome outcome = actions_.resolve_uncertain("CHG-1", std::nullopt, "not in it");
+  ASSERT_EQ(outcome.kind, Kind::Written) << outcome.detail;
+  EXPECT_EQ(table_.records["CHG-1"].state, idempotency::ClaimState::InProgress);
+  EXPECT_EQ(table_.records["CHG-1"].audit.back().action, "reopen");
+}
+
+// The bank's export, as rows.
+class ExportRows final : public LedgerSource {
+ public:
+  explicit ExportRows(std::vector<LedgerRow> rows) : rows_(std::move(rows)) {}
+  std::expected<std::optional<LedgerRow>, LedgerError> next() override {
+    if (next_ == rows_.size()) return std::nullopt;
+    return rows_[next_++];
+  }
+
+ private:
+  std::vector<LedgerRow> rows_;
+  std::size_t next_ = 0;
+};
+
+TEST_F(OperatorActionsTest, ResolveUncertainSettlesEachFromTheLedgerAfterADryRun) {
+  for (const char* key : {"CHG-1", "CHG-2", "CHG-3"}) {
+    auto r = record(idempotency::ClaimState::Failed, "DEBIT_UNCERTAIN");
+    r.key = key;
+    r.first_attempt_at = clock_.now();
+    table_.records[key] = r;
+  }
+  table_.records["CHG-3"].first_attempt_at = clock_.now() - std::chrono::hours(1);
+  const std::vector<LedgerRow> rows{
+      {.idempotency_key = "CHG-1", .debit_id = "DBT-7", .posted_at = clock_.now() + 5ms},
+      {.idempotency_key = "CHG-OTHER", .debit_id = "DBT-8", .posted_at = clock_.now() + 9ms}};
+  testing::StringConsole dry;
+  ExportRows first(rows);
+  EXPECT_EQ(resolve_uncertain(first, table_, actions_, dry, {.lease = 60s, .dry_run = true}), 6);
+  EXPECT_EQ(table_.writes, 0);
+  EXPECT_EQ(dry.result_json(3), (nlohmann::json{{"event", "uncertain resolved"},
+                                                {"dryRun", true},
+                                                {"debited", 1},
+                                                {"reopened", 1},
+                                                {"unresolved", 1}}));
+
+  testing::StringConsole console;
+  ExportRows again(rows);
+  EXPECT_EQ(resolve_uncertain(again, table_, actions_, console, {.lease = 60s}), 6)
+      << "CHG-3's first attempt is before the ledger starts";
+  EXPECT_EQ(console.result_json(0)["as"], "DEBITED");
+  EXPECT_EQ(table_.records["CHG-1"].result_ref, "DBT-7");
+  EXPECT_EQ(table_.records["CHG-2"].state, idempotency::ClaimState::InProgress) << "reopened";
+  EXPECT_EQ(console.result_json(2)["event"], "unresolved");
+  EXPECT_EQ(table_.records["CHG-3"].status, "DEBIT_UNCERTAIN") << "left for a longer export";
 }
 
 TEST_F(OperatorActionsTest, AReopenRacedByAConsumerIsRefusedAndWritesNothing) {
