@@ -41,6 +41,24 @@ std::expected<domain::Charge, std::string> kept_charge(const idempotency::ClaimR
 
 }  // namespace
 
+std::expected<idempotency::ClaimRecord, OperatorOutcome> OperatorActions::read_in(
+    std::string_view key, idempotency::ClaimState state, std::string_view status,
+    std::string_view action) {
+  auto read = event::run_blocking(store_.get(key));
+  if (!read) return std::unexpected(store_error("read", read.error()));
+  if (!*read) {
+    return std::unexpected(
+        OperatorOutcome{.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)});
+  }
+  if ((*read)->state != state || (*read)->status != status) {
+    return std::unexpected(OperatorOutcome{
+        .kind = Kind::Refused,
+        .detail = fmt::format("refused: {} is {}; only {} ({}) is {}", key, describe(**read),
+                              idempotency::to_string(state), status, action)});
+  }
+  return std::move(**read);
+}
+
 std::string OperatorActions::raced(std::string_view key, const idempotency::ClaimRecord& read) {
   auto now = event::run_blocking(store_.get(key));
   const std::string current =
@@ -74,15 +92,9 @@ OperatorOutcome OperatorActions::reopen(std::string_view key, std::string_view r
 OperatorOutcome OperatorActions::resolve_uncertain(std::string_view key,
                                                    const std::optional<std::string>& debit_ref,
                                                    std::string_view reason) {
-  auto read = event::run_blocking(store_.get(key));
-  if (!read) return store_error("read", read.error());
-  if (!*read) return {.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)};
-  const idempotency::ClaimRecord& record = **read;
-  if (record.state != idempotency::ClaimState::Failed || record.status != kUncertain) {
-    return {.kind = Kind::Refused,
-            .detail = fmt::format("refused: {} is {}; only FAILED ({}) is resolved", key,
-                                  describe(record), kUncertain)};
-  }
+  auto read = read_in(key, idempotency::ClaimState::Failed, kUncertain, "resolved");
+  if (!read) return std::move(read.error());
+  const idempotency::ClaimRecord& record = *read;
   if (!debit_ref) return write_reopen(key, record, reason);
   const idempotency::AuditEntry audit{
       .at = clock_.now(), .actor = actor_, .action = "resolve", .reason = std::string(reason)};
@@ -131,15 +143,9 @@ OperatorOutcome OperatorActions::write_reopen(std::string_view key,
 
 OperatorOutcome OperatorActions::renotify(std::string_view key,
                                           domain::NotificationPort& notifier) {
-  auto read = event::run_blocking(store_.get(key));
-  if (!read) return store_error("read", read.error());
-  if (!*read) return {.kind = Kind::NotFound, .detail = fmt::format("no record for {}", key)};
-  const idempotency::ClaimRecord& record = **read;
-  if (record.state != idempotency::ClaimState::Done || record.status != kNotificationFailed) {
-    return {.kind = Kind::Refused,
-            .detail = fmt::format("refused: {} is {}; only DONE ({}) is re-notified", key,
-                                  describe(record), kNotificationFailed)};
-  }
+  auto read = read_in(key, idempotency::ClaimState::Done, kNotificationFailed, "re-notified");
+  if (!read) return std::move(read.error());
+  const idempotency::ClaimRecord& record = *read;
   auto charge = kept_charge(record);
   if (!charge) {
     return {.kind = Kind::Refused, .detail = fmt::format("refused: {}: {}", key, charge.error())};

@@ -8,6 +8,7 @@
 //   if (outcome.kind != OperatorOutcome::Kind::Written) fail(outcome.detail);
 #pragma once
 
+#include <expected>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,6 +65,11 @@ class OperatorActions {
   [[nodiscard]] OperatorOutcome renotify(std::string_view key, domain::NotificationPort& notifier);
 
  private:
+  // The record of `key` when it is `state` with `status`; otherwise what to answer: a store
+  // error, not found, or refused ("only <state> (<status>) is <action>").
+  [[nodiscard]] std::expected<idempotency::ClaimRecord, OperatorOutcome> read_in(
+      std::string_view key, idempotency::ClaimState state, std::string_view status,
+      std::string_view action);
   // The reopen write on the FAILED `record` read.
   [[nodiscard]] OperatorOutcome write_reopen(std::string_view key,
                                              const idempotency::ClaimRecord& record,
