@@ -174,12 +174,19 @@ std::expected<void, std::string> EventLoop::watch(int fd, std::uint32_t events,
                                                   FdHandler& handler) {
   auto existing = watches_.find(fd);
   const bool known = existing != watches_.end();
-  const std::uint32_t generation = known ? existing->second.generation : next_generation_++;
+  std::uint32_t generation = known ? existing->second.generation : next_generation_++;
   epoll_event event{};
   event.events = events;
   event.data.u64 = pack(fd, generation);
   if (epoll_ctl(epoll_fd_, known ? EPOLL_CTL_MOD : EPOLL_CTL_ADD, fd, &event) != 0) {
-    return std::unexpected(errno_text("epoll_ctl"));
+    // Closed without unwatch(), a descriptor left the set by itself, and its number now names
+    // another one: that one is added as new.
+    if (!known || errno != ENOENT) return std::unexpected(errno_text("epoll_ctl"));
+    generation = next_generation_++;
+    event.data.u64 = pack(fd, generation);
+    if (epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &event) != 0) {
+      return std::unexpected(errno_text("epoll_ctl"));
+    }
   }
   watches_[fd] = Watch{.generation = generation, .handler = &handler};
   return {};

@@ -89,7 +89,8 @@ class EventLoop {
   bool cancel_timer(TimerId id) noexcept;
 
   // Watches `fd` for `events` (EPOLLIN / EPOLLOUT); watching it again changes the events and
-  // the handler. An error (epoll's reason) when epoll refuses it.
+  // the handler (a descriptor closed without unwatch() whose number was reused is watched as
+  // the new one it now is). An error (epoll's reason) when epoll refuses it.
   [[nodiscard]] std::expected<void, std::string> watch(int fd, std::uint32_t events,
                                                        FdHandler& handler);
   // Stops watching; safe for a descriptor already closed or never watched, and from inside

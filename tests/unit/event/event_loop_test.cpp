@@ -141,6 +141,26 @@ TEST(EventLoop, AWatchedDescriptorWakesItAndAnUnwatchedOneNoMore) {
   ::close(fd);
 }
 
+// The kernel drops a closed descriptor from the epoll set by itself; a new one that gets its
+// number is then watched as new, not refused as an unknown change.
+TEST(EventLoop, ADescriptorClosedWithoutUnwatchLeavesItsNumberFreeToWatchAgain) {
+  EventLoop loop;
+  Counting handler;
+  const int closed = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  ASSERT_GE(closed, 0);
+  ASSERT_TRUE(loop.watch(closed, EPOLLIN, handler));
+  ::close(closed);
+  const int reused = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  ASSERT_EQ(reused, closed) << "the lowest free number is reused";
+  ASSERT_TRUE(loop.watch(reused, EPOLLIN, handler));
+  const std::uint64_t two = 2;
+  ASSERT_EQ(::write(reused, &two, sizeof two), static_cast<ssize_t>(sizeof two));
+  EXPECT_TRUE(loop.run_ready());
+  EXPECT_EQ(handler.total, 2u);
+  loop.unwatch(reused);
+  ::close(reused);
+}
+
 TEST(EventLoop, ResumedCoroutinesRunFromTheLoopNotFromTheWaker) {
   ManualSteadyClock clock;
   EventLoop loop(clock);
