@@ -2,6 +2,8 @@
 
 #include <curl/curl.h>
 #include <fmt/format.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cctype>
@@ -224,6 +226,16 @@ struct Transfer {
 
 // The loop's side of the transport: one libcurl multi handle whose sockets the loop's epoll
 // watches and whose timeout is one loop timer (libcurl's "multi_socket" API). Loop thread only.
+//
+// The sockets of its connections (opened and closed through its callbacks, so their whole life
+// is known) stay in the epoll set from their first use to their closing, watched for input
+// while pooled: libcurl asks for input and then for nothing on every transfer, and following it
+// cost an epoll_ctl to add and one to remove per request. A pooled socket that turns readable
+// was almost always closed by its server (an HTTP/1.1 server sends nothing unasked; over TLS it
+// may be a late session ticket). It leaves the set at that first report, so a level-triggered
+// readiness nobody reads cannot make the loop spin, and libcurl's own check before reusing the
+// connection decides whether it is dead. Other sockets libcurl hands over (a resolver's wake-up
+// pair) are watched exactly while it asks.
 class CurlMulti final : public event::Attachment, public event::FdHandler {
  public:
   CurlMulti(event::EventLoop& loop, TlsClientFiles tls)
@@ -245,7 +257,7 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
     for (auto& [id, transfer] : live_) curl_multi_remove_handle(multi_, transfer->handle->curl);
     idle_.clear();
     owned_.clear();
-    curl_multi_cleanup(multi_);
+    curl_multi_cleanup(multi_);  // closes the pooled connections through close_socket
     if (timer_) loop_.cancel_timer(*timer_);
   }
   CurlMulti(const CurlMulti&) = delete;
@@ -256,6 +268,7 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
   PooledHandle& take_handle() {
     if (idle_.empty()) {
       owned_.push_back(std::make_unique<PooledHandle>(tls_));
+      adopt(owned_.back()->curl);
       return *owned_.back();
     }
     PooledHandle* handle = idle_.back();
@@ -287,6 +300,13 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
   }
 
   void on_ready(int fd, std::uint32_t events) override {
+    const auto kept = sockets_.find(fd);
+    if (kept != sockets_.end() && !kept->second.wanted) {
+      // Readable while pooled: closed by its server, most likely (see the class comment).
+      loop_.unwatch(fd);
+      kept->second.watched = 0;
+      return;
+    }
     int mask = 0;
     if ((events & EPOLLIN) != 0) mask |= CURL_CSELECT_IN;
     if ((events & EPOLLOUT) != 0) mask |= CURL_CSELECT_OUT;
@@ -297,17 +317,65 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
   }
 
  private:
+  // A socket of one of this multi's connections, from its opening to its closing.
+  struct KeptSocket {
+    std::uint32_t watched = 0;  // the events in the epoll set (0: not in it)
+    bool wanted = false;        // libcurl waits on it: it asked for events and not yet for none
+  };
+
+  // The options that tie a new easy handle to this multi.
+  void adopt(CURL* curl) {
+    curl_easy_setopt(curl, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, this);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, close_socket);
+    curl_easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, this);
+  }
+
+  static curl_socket_t open_socket(void* self, curlsocktype /*purpose*/, curl_sockaddr* address) {
+    // Close-on-exec: a credential_process child must not hold our connections open.
+    const int fd = ::socket(address->family, address->socktype | SOCK_CLOEXEC, address->protocol);
+    if (fd < 0) return CURL_SOCKET_BAD;
+    static_cast<CurlMulti*>(self)->sockets_.insert_or_assign(fd, KeptSocket{});
+    return fd;
+  }
+
+  static int close_socket(void* self, curl_socket_t fd) {
+    auto& multi = *static_cast<CurlMulti*>(self);
+    const auto kept = multi.sockets_.find(fd);
+    if (kept != multi.sockets_.end()) {
+      // Out of the set before the number can be reused by another descriptor.
+      if (kept->second.watched != 0) multi.loop_.unwatch(fd);
+      multi.sockets_.erase(kept);
+    }
+    return ::close(fd);
+  }
+
   static int on_socket(CURL* /*easy*/, curl_socket_t fd, int what, void* self,
                        void* /*socket_data*/) {
     auto& multi = *static_cast<CurlMulti*>(self);
-    if (what == CURL_POLL_REMOVE) {
-      multi.loop_.unwatch(fd);
-      return 0;
-    }
     std::uint32_t events = 0;
     if (what == CURL_POLL_IN || what == CURL_POLL_INOUT) events |= EPOLLIN;
     if (what == CURL_POLL_OUT || what == CURL_POLL_INOUT) events |= EPOLLOUT;
-    return multi.loop_.watch(fd, events, multi) ? 0 : -1;
+    const auto kept = multi.sockets_.find(fd);
+    if (kept == multi.sockets_.end()) {
+      if (events == 0) {
+        multi.loop_.unwatch(fd);
+        return 0;
+      }
+      return multi.loop_.watch(fd, events, multi) ? 0 : -1;
+    }
+    KeptSocket& socket = kept->second;
+    socket.wanted = events != 0;
+    // Released, it stays watched for input only (see the class comment).
+    const std::uint32_t target = socket.wanted ? events : socket.watched & EPOLLIN;
+    if (target == socket.watched) return 0;
+    if (target == 0) {
+      multi.loop_.unwatch(fd);
+    } else if (!multi.loop_.watch(fd, target, multi)) {
+      return -1;
+    }
+    socket.watched = target;
+    return 0;
   }
 
   static int on_timer(CURLM* /*multi*/, long timeout_ms, void* self) {
@@ -350,6 +418,7 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
   event::EventLoop& loop_;
   const TlsClientFiles tls_;
   CURLM* multi_;
+  std::unordered_map<curl_socket_t, KeptSocket> sockets_;
   std::optional<event::EventLoop::TimerId> timer_;
   std::vector<std::unique_ptr<PooledHandle>> owned_;
   std::vector<PooledHandle*> idle_;

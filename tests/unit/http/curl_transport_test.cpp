@@ -1,7 +1,9 @@
 // CurlTransport against local servers on 127.0.0.1, through BlockingTransport (a loop of the
 // test's thread) and directly on a loop: replies, keep-alive reuse, the classification of each
-// failure (refused, timed out before/after sending, interrupted), cancellation, and many
-// transfers of one loop at once, a stalled one holding up none of the others.
+// failure (refused, timed out before/after sending, interrupted), cancellation, many
+// transfers of one loop at once, a stalled one holding up none of the others, and the pooled
+// connections' sockets in the loop's epoll set (kept between transfers, dropped once their
+// server closes them, their numbers reused).
 #include "http/curl_transport.hpp"
 
 #include <gtest/gtest.h>
@@ -9,22 +11,27 @@
 #include <unistd.h>
 
 #include <condition_variable>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <stop_token>
+#include <string>
 #include <thread>
 
 #include "event/event_loop.hpp"
 #include "event/wait_queue.hpp"
 #include "testing/bound_socket.hpp"
 #include "testing/local_http_server.hpp"
+#include "testing/process_sockets.hpp"
 
 namespace ic::http {
 namespace {
 
 using namespace std::chrono_literals;
 using ic::testing::BoundSocket;
+using ic::testing::epoll_registration;
 using ic::testing::LocalHttpServer;
+using ic::testing::socket_with_local_port;
 
 const HttpTimeouts kQuick{.connect = 1000ms, .total = 2000ms};
 
@@ -305,6 +312,141 @@ TEST(CurlTransport, AStalledTransferHoldsUpNoOther) {
   }
   ASSERT_FALSE(*stalled);
   EXPECT_EQ(stalled->error().failure, TransportFailure::Interrupted) << stalled->error().detail;
+}
+
+// One GET on `loop`, run until it answers.
+HttpResult get_on(event::EventLoop& loop, AsyncHttpTransport& transport, const std::string& url) {
+  std::optional<HttpResult> reply;
+  auto one = [&]() -> Task<void> {
+    const HttpRequest request{.method = "GET", .url = url};
+    reply = co_await transport.send(request, kQuick);
+  };
+  loop.post([&] { spawn(one()); });
+  loop.run_until([&] { return reply.has_value(); });
+  return *reply;
+}
+
+TEST(CurlTransport, APooledConnectionStaysInTheEpollSetFromOneTransferToTheNext) {
+  ClientPortServer server;
+  CurlTransport transport;
+  event::EventLoop loop;
+  ASSERT_TRUE(get_on(loop, transport, server.url("/who")));
+  const int fd = socket_with_local_port(server.client_ports().at(0));
+  ASSERT_GE(fd, 0);
+  const std::optional<std::string> idle = epoll_registration(fd);
+  ASSERT_TRUE(idle) << "the pooled connection left the epoll set when its transfer ended";
+
+  ASSERT_TRUE(get_on(loop, transport, server.url("/who")));
+  ASSERT_EQ(server.client_ports().at(1), server.client_ports().at(0)) << "the connection is reused";
+  EXPECT_EQ(epoll_registration(fd), idle) << "removed and added again in between";
+}
+
+// A raw HTTP/1.1 server on a thread: answers each request on its connection with `bodies` in
+// turn, keeping the connection open, until the test says to close it; then accepts the next
+// connection and answers there. No request is left unanswered unless the script says so.
+class ClosingServer {
+ public:
+  ClosingServer() {
+    if (::listen(listener_.fd(), 4) != 0) throw std::runtime_error("listen failed");
+  }
+  ~ClosingServer() {
+    if (thread_.joinable()) thread_.join();
+  }
+  ClosingServer(const ClosingServer&) = delete;
+  ClosingServer& operator=(const ClosingServer&) = delete;
+
+  [[nodiscard]] std::string url() const { return listener_.url("/"); }
+
+  // Connection 1 answers `first` requests, then (after `close_first` is fulfilled) reads
+  // `unanswered` more and closes without answering them; connection 2 answers one request.
+  void run(int first, std::future<void> close_first, int unanswered) {
+    thread_ = std::thread([this, first, unanswered, close = std::move(close_first)]() mutable {
+      const int one = ::accept(listener_.fd(), nullptr, nullptr);
+      for (int i = 0; i < first; ++i) {
+        read_request(one);
+        answer(one, "one");
+      }
+      close.wait();
+      for (int i = 0; i < unanswered; ++i) read_request(one);
+      ::close(one);
+      closed_.set_value();
+      const int two = ::accept(listener_.fd(), nullptr, nullptr);
+      read_request(two);
+      answer(two, "two");
+      char buffer[64];
+      (void)::recv(two, buffer, sizeof buffer, 0);  // until the client hangs up
+      ::close(two);
+    });
+  }
+  std::future<void> closed() { return closed_.get_future(); }
+
+ private:
+  static void read_request(int fd) {
+    std::string received;
+    char buffer[4096];
+    while (received.find("\r\n\r\n") == std::string::npos) {
+      const auto n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) return;
+      received.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  static void answer(int fd, std::string_view body) {
+    const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
+                              "\r\n\r\n" + std::string(body);
+    (void)::send(fd, reply.data(), reply.size(), MSG_NOSIGNAL);
+  }
+
+  BoundSocket listener_;
+  std::promise<void> closed_;
+  std::thread thread_;
+};
+
+// The server closes a pooled connection while no transfer uses it: the readable socket is
+// reported once and leaves the set (a level-triggered report nobody reads would wake the loop
+// on every pass), and the next transfer goes out on a new connection.
+TEST(CurlTransport, AnIdleConnectionItsServerClosesNeitherSpinsTheLoopNorFailsTheNextTransfer) {
+  ClosingServer server;
+  std::promise<void> close_first;
+  std::future<void> closed = server.closed();
+  server.run(/*first=*/1, close_first.get_future(), /*unanswered=*/0);
+  CurlTransport transport;
+  event::EventLoop loop;
+  const auto first = get_on(loop, transport, server.url());
+  ASSERT_TRUE(first) << first.error().detail;
+  EXPECT_EQ(first->body, "one");
+
+  close_first.set_value();
+  closed.wait();
+  int passes = 0;
+  bool waited = false;
+  loop.add_timer(loop.now() + 200ms, [&] { waited = true; });
+  loop.run_until([&] {
+    ++passes;
+    return waited;
+  });
+  EXPECT_LT(passes, 20) << "the loop spun on the closed connection";
+
+  const auto second = get_on(loop, transport, server.url());
+  ASSERT_TRUE(second) << second.error().detail;
+  EXPECT_EQ(second->body, "two");
+}
+
+// The server reads a request on a reused connection and closes it without an answer: libcurl
+// sends it again on a new connection (nothing came back, so nothing can have been answered),
+// whose socket may take the closed one's number; the transfer still ends with the answer.
+TEST(CurlTransport, ARequestOnAReusedConnectionTheServerDropsGoesOutAgainOnANewOne) {
+  ClosingServer server;
+  std::promise<void> close_first;
+  close_first.set_value();
+  server.run(/*first=*/1, close_first.get_future(), /*unanswered=*/1);
+  CurlTransport transport;
+  event::EventLoop loop;
+  const auto first = get_on(loop, transport, server.url());
+  ASSERT_TRUE(first) << first.error().detail;
+  EXPECT_EQ(first->body, "one");
+  const auto second = get_on(loop, transport, server.url());
+  ASSERT_TRUE(second) << second.error().detail;
+  EXPECT_EQ(second->body, "two");
 }
 
 TEST(CurlTransport, WithoutALoopItAnswersAnErrorNotACrash) {
