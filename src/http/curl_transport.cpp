@@ -27,6 +27,16 @@ constexpr long kMaxIdleConnections = 4096;
 
 constexpr long kReceiveBufferBytes = 2048;
 
+// Over TLS, libcurl 7.88 copies each request into an upload buffer of this size, allocated at the
+// send and freed at the end of the transfer: its default, 64 KiB per HTTPS transfer in flight,
+// is 64 MiB of heap at 1,024 (mostly untouched pages, so less of it resident). 16 KiB is its
+// minimum; a larger request goes out in pieces of that size.
+constexpr long kUploadBufferBytes = 16 * 1024;
+
+// How long a loop's multi handle keeps a parsed CA store before reading the file again: the
+// most a replaced CA bundle waits to apply to new connections.
+constexpr long kCaStoreSeconds = 60;
+
 // A reply larger than this is cut off and reported as an interrupted transfer.
 constexpr std::size_t kMaxResponseBytes = 64 * 1024 * 1024;
 
@@ -194,11 +204,19 @@ void set_handle_options(CURL* curl, char* error_buffer, const TlsClientFiles& tl
   // about a fifth of the memory at 1,024 charges in flight. A DynamoDB or bank reply fits in
   // 2 KiB; a larger one (a ReceiveMessage of ten big bodies) takes a few more reads.
   curl_easy_setopt(curl, CURLOPT_BUFFERSIZE, kReceiveBufferBytes);
+  curl_easy_setopt(curl, CURLOPT_UPLOAD_BUFFERSIZE, kUploadBufferBytes);
   curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
   curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
   if (!tls.cert_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.cert_file.c_str());
   if (!tls.key_file.empty()) curl_easy_setopt(curl, CURLOPT_SSLKEY, tls.key_file.c_str());
   if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
+  // Trust one bundle: `tls.ca_file`, else the system's (Debian's libcurl names both the bundle
+  // and /etc/ssl/certs, the same certificates). A CA directory keeps libcurl from caching the
+  // store: every new TLS connection parsed the whole bundle (~140 certificates) again and held
+  // its own copy for its life. Without one, the multi handle keeps one parsed store that its
+  // connections share, and reads the file again after kCaStoreSeconds.
+  curl_easy_setopt(curl, CURLOPT_CAPATH, nullptr);
+  curl_easy_setopt(curl, CURLOPT_CA_CACHE_TIMEOUT, kCaStoreSeconds);
 }
 
 // One easy handle of the pool: its options (set_handle_options) stay from transfer to transfer.
@@ -239,8 +257,16 @@ struct Transfer {
 class CurlMulti final : public event::Attachment, public event::FdHandler {
  public:
   CurlMulti(event::EventLoop& loop, TlsClientFiles tls)
-      : loop_(loop), tls_(std::move(tls)), multi_(curl_multi_init()) {
-    if (multi_ == nullptr) throw std::runtime_error("curl_multi_init failed");
+      : loop_(loop), tls_(std::move(tls)), multi_(curl_multi_init()), share_(curl_share_init()) {
+    if (multi_ == nullptr || share_ == nullptr) {
+      curl_share_cleanup(share_);
+      curl_multi_cleanup(multi_);
+      throw std::runtime_error("curl_multi_init failed");
+    }
+    // The easy handles of a multi keep TLS sessions apart unless they share them: without this a
+    // connection opened by another handle than the one that first met the server does a full
+    // handshake. One thread uses the share, so it needs no lock callbacks.
+    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_SSL_SESSION);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETFUNCTION, on_socket);
     curl_multi_setopt(multi_, CURLMOPT_SOCKETDATA, this);
     curl_multi_setopt(multi_, CURLMOPT_TIMERFUNCTION, on_timer);
@@ -258,6 +284,7 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
     idle_.clear();
     owned_.clear();
     curl_multi_cleanup(multi_);  // closes the pooled connections through close_socket
+    curl_share_cleanup(share_);
     if (timer_) loop_.cancel_timer(*timer_);
   }
   CurlMulti(const CurlMulti&) = delete;
@@ -329,6 +356,7 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
     curl_easy_setopt(curl, CURLOPT_OPENSOCKETDATA, this);
     curl_easy_setopt(curl, CURLOPT_CLOSESOCKETFUNCTION, close_socket);
     curl_easy_setopt(curl, CURLOPT_CLOSESOCKETDATA, this);
+    curl_easy_setopt(curl, CURLOPT_SHARE, share_);
   }
 
   static curl_socket_t open_socket(void* self, curlsocktype /*purpose*/, curl_sockaddr* address) {
@@ -418,6 +446,7 @@ class CurlMulti final : public event::Attachment, public event::FdHandler {
   event::EventLoop& loop_;
   const TlsClientFiles tls_;
   CURLM* multi_;
+  CURLSH* share_;
   std::unordered_map<curl_socket_t, KeptSocket> sockets_;
   std::optional<event::EventLoop::TimerId> timer_;
   std::vector<std::unique_ptr<PooledHandle>> owned_;

@@ -21,9 +21,10 @@ namespace ic::http {
 // easy handles and kept-alive connections serve every transport with those files and last as
 // long as the loop. Ownership: holds nothing but its settings, so it may be destroyed at any
 // time no task of it is running. Redirects are not followed; TLS peers are always verified,
-// with the system CA store or `tls.ca_file`, and `tls` adds a client certificate for mutual
-// TLS. The files are read by libcurl at each new connection, so replaced files apply to the
-// next handshake.
+// with the system CA bundle or `tls.ca_file` (one bundle, not both), and `tls` adds a client
+// certificate for mutual TLS. The certificate and key files are read by libcurl at each new
+// connection, so replaced files apply to the next handshake; the CA bundle is parsed once per
+// multi handle and read again after 60 s, so a replaced one applies within a minute.
 class CurlTransport final : public AsyncHttpTransport {
  public:
   explicit CurlTransport(TlsClientFiles tls = {});
