@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 #include <poll.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cctype>
 #include <cerrno>
 #include <climits>
+#include <csignal>
 #include <deque>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -171,21 +173,20 @@ std::string format_line(std::chrono::system_clock::time_point now, LogLevel leve
 }  // namespace
 
 LogSink stderr_sink() {
-  return [](std::string_view line) {
-    while (!line.empty()) {
-      pollfd ready{.fd = STDERR_FILENO, .events = POLLOUT, .revents = 0};
-      if (::poll(&ready, 1, -1) < 0) {
-        if (errno == EINTR) continue;
-        return;
-      }
-      if ((ready.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return;
+  return [](std::string_view lines) {
+    while (!lines.empty()) {
       const ssize_t n =
-          ::write(STDERR_FILENO, line.data(), std::min<std::size_t>(line.size(), PIPE_BUF));
-      if (n < 0) {
-        if (errno == EINTR || errno == EAGAIN) continue;
-        return;
+          ::write(STDERR_FILENO, lines.data(), std::min<std::size_t>(lines.size(), PIPE_BUF));
+      if (n >= 0) {
+        lines.remove_prefix(static_cast<std::size_t>(n));
+        continue;
       }
-      line.remove_prefix(static_cast<std::size_t>(n));
+      if (errno == EINTR) continue;
+      if (errno != EAGAIN && errno != EWOULDBLOCK) return;  // EPIPE: nobody reads any more
+      // Non-blocking and full: wait for room rather than spin.
+      pollfd ready{.fd = STDERR_FILENO, .events = POLLOUT, .revents = 0};
+      if (::poll(&ready, 1, -1) < 0 && errno != EINTR) return;
+      if ((ready.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) return;
     }
   };
 }
@@ -200,6 +201,30 @@ LogSink ostream_sink(std::ostream& out) {
 // How long the writer lets lines gather after writing a batch: the most a line waits in the
 // buffer behind a steady stream, and at most 100 wake-ups a second.
 constexpr Millis kLinger{10};
+
+// Hands `lines` to `sink` as few calls as whole lines allow: each call at most PIPE_BUF bytes
+// (one write(2), atomic on a pipe, so lines of other processes on the same pipe never cut into
+// ours), unless it is a single longer line. Order is kept. A sink that throws loses that call's
+// lines, never the writer.
+void write_batched(const LogSink& sink, const std::deque<std::string>& lines) {
+  std::string chunk;
+  auto hand_over = [&](std::string_view text) {
+    (void)run_guarded("log-writer", nullptr, [&] { sink(text); });
+  };
+  for (const std::string& line : lines) {
+    if (!chunk.empty() && chunk.size() + line.size() > PIPE_BUF) {
+      hand_over(chunk);
+      chunk.clear();
+    }
+    if (line.size() > PIPE_BUF) {
+      hand_over(line);
+    } else {
+      if (chunk.empty()) chunk.reserve(PIPE_BUF);
+      chunk.append(line);
+    }
+  }
+  if (!chunk.empty()) hand_over(chunk);
+}
 
 // Owned jointly by the logger and its writer: a writer stuck in the sink when the logger is
 // destroyed keeps it (and the sink) until its call returns.
@@ -244,12 +269,9 @@ struct Logger::Queue {
       if (lines.empty()) break;
       batch.swap(lines);
       lock.unlock();
+      write_batched(sink, batch);
       std::size_t bytes = 0;
-      for (const std::string& line : batch) {
-        // A sink that throws loses that line, never the writer.
-        (void)run_guarded("log-writer", nullptr, [&] { sink(line); });
-        bytes += line.size();
-      }
+      for (const std::string& line : batch) bytes += line.size();
       const std::size_t count = batch.size();
       batch.clear();  // frees the lines outside the lock
       lock.lock();
@@ -269,7 +291,15 @@ Logger::Logger(LogLevel min_level, LogSink sink, const Clock& clock, LogBuffer b
       clock_(clock),
       queue_(std::make_shared<Queue>(std::move(sink), buffer)),
       // The writer owns a share of the queue, never the logger: it may outlive it.
-      writer_([queue = queue_] { queue->drain(); }) {}
+      writer_([queue = queue_] {
+        // A sink writing to a pipe whose reader left gets EPIPE rather than the process
+        // a SIGPIPE (sent to the writing thread, so blocking it here is enough).
+        sigset_t pipe_signal;
+        sigemptyset(&pipe_signal);
+        sigaddset(&pipe_signal, SIGPIPE);
+        pthread_sigmask(SIG_BLOCK, &pipe_signal, nullptr);
+        queue->drain();
+      }) {}
 
 Logger::~Logger() {
   bool ended = false;

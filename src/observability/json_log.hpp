@@ -84,15 +84,17 @@ class LogField {
   Value value_;
 };
 
-// Receives one complete line, newline included, on the logger's writer thread, one call at a
-// time. It may block (that only fills the buffer), but it must not throw. A logger the sink
+// Receives complete lines, each ending in its newline, on the logger's writer thread, one call
+// at a time: as many whole lines as fit in PIPE_BUF bytes together, or a single longer line.
+// It may block (that only fills the buffer), but it must not throw. A logger the sink
 // outlasted at its destruction keeps the sink (and whatever it captured) until its last call
-// returns.
-using LogSink = std::function<void(std::string_view line)>;
+// returns. The writer thread blocks SIGPIPE, so a write to a pipe nobody reads fails with EPIPE.
+using LogSink = std::function<void(std::string_view lines)>;
 
-// write(2) on fd 2, each write at most PIPE_BUF bytes after poll(POLLOUT), so the writer never
-// sits in a write a full pipe cannot finish, and no stdio lock is held while it waits (exit()
-// takes those). A line is given up when the descriptor reports an error or a hang-up.
+// write(2) on fd 2, each write at most PIPE_BUF bytes, so a write to a pipe is atomic and a
+// blocking one waits only for that much room; no stdio lock is held while it waits (exit()
+// takes those). On a non-blocking descriptor that is full it polls for room. The rest of a
+// call is given up when the descriptor reports an error (EPIPE: the reader left).
 [[nodiscard]] LogSink stderr_sink();
 // The stream must outlive every logger using the sink (including one left behind by a stuck
 // sink: a test's stream is read after flush()).
@@ -107,8 +109,8 @@ struct LogBuffer {
   Millis flush_timeout{2'000};
 };
 
-// Thread-safety: every member may be called from any thread; each line reaches the sink in one
-// call, in the order the calls took the buffer's lock, and lines never interleave. A
+// Thread-safety: every member may be called from any thread; each line reaches the sink whole
+// within one call, in the order the calls took the buffer's lock, and lines never interleave. A
 // filtered-out call costs one relaxed atomic load (plus building the field views the caller
 // passes). Ownership: borrows the clock, which stamps "ts" on the callers' threads and must
 // outlive the logger; owns the writer thread.

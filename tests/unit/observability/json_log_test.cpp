@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <climits>
 #include <latch>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -32,11 +33,24 @@ const testing::ManualClock kFixedClock{std::chrono::floor<Millis>(fixed_now())};
 // Generous: only a wedged writer would come near it.
 constexpr Millis kWait{10'000};
 
-// Collects lines on the logger's writer thread; read them after flush().
+// A sink call's text cut into its lines, each with its newline; a torn line stays torn.
+void append_lines(std::vector<std::string>& lines, std::string_view text) {
+  while (!text.empty()) {
+    const std::size_t end = std::min(text.find('\n'), text.size() - 1) + 1;
+    lines.emplace_back(text.substr(0, end));
+    text.remove_prefix(end);
+  }
+}
+
+// Collects what the logger's writer hands the sink; read it after flush().
 struct Capture {
-  std::vector<std::string> lines;
+  std::vector<std::string> calls;  // each call's text
+  std::vector<std::string> lines;  // the same, line by line
   LogSink sink() {
-    return [this](std::string_view line) { lines.emplace_back(line); };
+    return [this](std::string_view text) {
+      calls.emplace_back(text);
+      append_lines(lines, text);
+    };
   }
   [[nodiscard]] ordered_json parsed(std::size_t i) const {
     return ordered_json::parse(lines.at(i));
@@ -265,13 +279,15 @@ struct StuckSink {
   std::atomic<int> entered{0};
   Mutex mutex;
   std::vector<std::string> lines GUARDED_BY(mutex);
+  std::vector<std::string> calls GUARDED_BY(mutex);
 
   static LogSink of(const std::shared_ptr<StuckSink>& stuck) {
-    return [stuck](std::string_view line) {
+    return [stuck](std::string_view text) {
       stuck->entered.fetch_add(1);
       stuck->released.wait();
       MutexLock lock(stuck->mutex);
-      stuck->lines.emplace_back(line);
+      append_lines(stuck->lines, text);
+      stuck->calls.emplace_back(text);
     };
   }
   // Polls until the writer is inside the sink.
@@ -339,6 +355,58 @@ TEST(JsonLog, LinesReachTheSinkInTheOrderTheyWereLogged) {
   ASSERT_TRUE(log.flush(kWait));
   ASSERT_EQ(out.lines.size(), static_cast<std::size_t>(kLines));
   for (int i = 0; i < kLines; ++i) ASSERT_EQ(out.parsed(static_cast<std::size_t>(i))["i"], i);
+}
+
+// What queued while the writer was busy reaches the sink in as few calls as whole lines allow:
+// at most PIPE_BUF bytes each (one atomic write to a pipe), a longer line alone, in order.
+TEST(JsonLog, QueuedLinesReachTheSinkPackedIntoWholeLineCallsOfAtMostPipeBuf) {
+  auto stuck = std::make_shared<StuckSink>();
+  Logger log{LogLevel::Info, StuckSink::of(stuck), kFixedClock};
+  log.info("first");
+  ASSERT_TRUE(stuck->wait_entered());
+  const std::string kilobyte(1000, 'k');
+  std::vector<std::string> expected{"first"};
+  for (int i = 0; i < 300; ++i) {
+    if (i % 50 == 7) {  // longer than PIPE_BUF on its own
+      log.info("long", {{"i", i},
+                        {"a", kilobyte},
+                        {"b", kilobyte},
+                        {"c", kilobyte},
+                        {"d", kilobyte},
+                        {"e", kilobyte}});
+      expected.emplace_back("long");
+    } else {
+      log.info("tick", {{"i", i}, {"pad", std::string(static_cast<std::size_t>(i), 'x')}});
+      expected.emplace_back("tick");
+    }
+  }
+  stuck->released.count_down();
+  ASSERT_TRUE(log.flush(kWait));
+
+  EXPECT_EQ(stuck->messages(), expected);
+  MutexLock lock(stuck->mutex);
+  ASSERT_EQ(stuck->lines.size(), expected.size());
+  for (std::size_t i = 0; i < stuck->lines.size(); ++i) {
+    EXPECT_EQ(ordered_json::parse(stuck->lines[i]).value("i", -1), static_cast<int>(i) - 1);
+  }
+  std::size_t long_lines = 0;
+  for (std::size_t c = 0; c < stuck->calls.size(); ++c) {
+    const std::string& call = stuck->calls[c];
+    ASSERT_TRUE(call.ends_with('\n')) << "a call ends with a whole line";
+    if (call.size() > PIPE_BUF) {
+      EXPECT_EQ(call.find('\n'), call.size() - 1) << "only a single line may exceed PIPE_BUF";
+      ++long_lines;
+      continue;
+    }
+    // Packed: the next call's first line would not have fitted in this one (call 0 is "first",
+    // alone in the sink while the others queued).
+    if (c > 0 && c + 1 < stuck->calls.size() && stuck->calls[c + 1].size() <= PIPE_BUF) {
+      const std::string& next = stuck->calls[c + 1];
+      EXPECT_GT(call.size() + next.find('\n') + 1, PIPE_BUF) << "call " << c;
+    }
+  }
+  EXPECT_EQ(long_lines, 6u);
+  EXPECT_LT(stuck->calls.size(), stuck->lines.size() / 4) << "lines were not batched";
 }
 
 TEST(JsonLog, BytesBoundTheBufferToo) {
