@@ -1,6 +1,7 @@
 // The process's real token source and identity, for the composition root.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -8,9 +9,14 @@
 
 namespace ic::app {
 
-// 128 random bits from OpenSSL's CSPRNG, hex encoded: unguessable fencing tokens.
+// 128 random bits from OpenSSL's CSPRNG, hex encoded: unguessable fencing tokens. Drawn from
+// OpenSSL kTokensPerDraw tokens at a time into a block of the calling thread, each byte used
+// once; a child forked from the process starts without its parent's block.
 class RandomTokens final : public domain::TokenSource {
  public:
+  static constexpr std::size_t kTokenBytes = 16;
+  static constexpr std::size_t kTokensPerDraw = 64;
+
   [[nodiscard]] std::string next() override;
 };
 
