@@ -35,6 +35,17 @@ using ic::testing::socket_with_local_port;
 
 const HttpTimeouts kQuick{.connect = 1000ms, .total = 2000ms};
 
+// A server's side: reads from `fd` until what arrived contains `end`, or the peer closes.
+void read_until(int fd, std::string_view end) {
+  std::string received;
+  char buffer[4096];
+  while (received.find(end) == std::string::npos) {
+    const auto n = ::recv(fd, buffer, sizeof buffer, 0);
+    if (n <= 0) return;
+    received.append(buffer, static_cast<std::size_t>(n));
+  }
+}
+
 // Answers GET /who with "ok" and records the client port of each request: one port for
 // several requests means one kept-alive connection.
 class ClientPortServer {
@@ -175,13 +186,7 @@ TEST(CurlTransport, ConnectionClosedAfterRequestIsInterrupted) {
   ASSERT_EQ(::listen(listener.fd(), 4), 0);
   std::thread hang_up([&] {
     const int connection = ::accept(listener.fd(), nullptr, nullptr);
-    std::string received;
-    char buffer[4096];
-    while (received.find("\r\n\r\nbody") == std::string::npos) {
-      const auto n = ::recv(connection, buffer, sizeof buffer, 0);
-      if (n <= 0) break;
-      received.append(buffer, static_cast<std::size_t>(n));
-    }
+    read_until(connection, "\r\n\r\nbody");
     ::close(connection);
   });
   CurlTransport curl;
@@ -216,15 +221,10 @@ TEST(CurlTransport, StopEndsATransferThatIsWaitingForItsAnswer) {
   std::stop_source stop;
   std::thread silent_server([&] {
     const int connection = ::accept(listener.fd(), nullptr, nullptr);
-    std::string received;
-    char buffer[4096];
-    while (received.find("\r\n\r\nbody") == std::string::npos) {
-      const auto n = ::recv(connection, buffer, sizeof buffer, 0);
-      if (n <= 0) break;
-      received.append(buffer, static_cast<std::size_t>(n));
-    }
+    read_until(connection, "\r\n\r\nbody");
     stop.request_stop();  // the request has arrived; it is never answered
-    (void)::recv(connection, buffer, sizeof buffer, 0);  // until the client gives up
+    char byte = 0;
+    (void)::recv(connection, &byte, 1, 0);  // until the client gives up
     ::close(connection);
   });
   CurlTransport curl;
@@ -326,6 +326,14 @@ HttpResult get_on(event::EventLoop& loop, AsyncHttpTransport& transport, const s
   return *reply;
 }
 
+// One GET on `loop` that must answer `body`.
+void expect_answer(event::EventLoop& loop, AsyncHttpTransport& transport, const std::string& url,
+                   std::string_view body) {
+  const auto reply = get_on(loop, transport, url);
+  ASSERT_TRUE(reply) << reply.error().detail;
+  EXPECT_EQ(reply->body, body);
+}
+
 TEST(CurlTransport, APooledConnectionStaysInTheEpollSetFromOneTransferToTheNext) {
   ClientPortServer server;
   CurlTransport transport;
@@ -381,15 +389,7 @@ class ClosingServer {
   std::future<void> closed() { return closed_.get_future(); }
 
  private:
-  static void read_request(int fd) {
-    std::string received;
-    char buffer[4096];
-    while (received.find("\r\n\r\n") == std::string::npos) {
-      const auto n = ::recv(fd, buffer, sizeof buffer, 0);
-      if (n <= 0) return;
-      received.append(buffer, static_cast<std::size_t>(n));
-    }
-  }
+  static void read_request(int fd) { read_until(fd, "\r\n\r\n"); }
   static void answer(int fd, std::string_view body) {
     const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) +
                               "\r\n\r\n" + std::string(body);
@@ -411,9 +411,7 @@ TEST(CurlTransport, AnIdleConnectionItsServerClosesNeitherSpinsTheLoopNorFailsTh
   server.run(/*first=*/1, close_first.get_future(), /*unanswered=*/0);
   CurlTransport transport;
   event::EventLoop loop;
-  const auto first = get_on(loop, transport, server.url());
-  ASSERT_TRUE(first) << first.error().detail;
-  EXPECT_EQ(first->body, "one");
+  expect_answer(loop, transport, server.url(), "one");
 
   close_first.set_value();
   closed.wait();
@@ -426,9 +424,7 @@ TEST(CurlTransport, AnIdleConnectionItsServerClosesNeitherSpinsTheLoopNorFailsTh
   });
   EXPECT_LT(passes, 20) << "the loop spun on the closed connection";
 
-  const auto second = get_on(loop, transport, server.url());
-  ASSERT_TRUE(second) << second.error().detail;
-  EXPECT_EQ(second->body, "two");
+  expect_answer(loop, transport, server.url(), "two");
 }
 
 // The server reads a request on a reused connection and closes it without an answer: libcurl
@@ -441,12 +437,8 @@ TEST(CurlTransport, ARequestOnAReusedConnectionTheServerDropsGoesOutAgainOnANewO
   server.run(/*first=*/1, close_first.get_future(), /*unanswered=*/1);
   CurlTransport transport;
   event::EventLoop loop;
-  const auto first = get_on(loop, transport, server.url());
-  ASSERT_TRUE(first) << first.error().detail;
-  EXPECT_EQ(first->body, "one");
-  const auto second = get_on(loop, transport, server.url());
-  ASSERT_TRUE(second) << second.error().detail;
-  EXPECT_EQ(second->body, "two");
+  expect_answer(loop, transport, server.url(), "one");
+  expect_answer(loop, transport, server.url(), "two");
 }
 
 TEST(CurlTransport, WithoutALoopItAnswersAnErrorNotACrash) {
