@@ -14,6 +14,12 @@ def verdict(peak: dict[str, Any]) -> str:
     return "met" if not misses else "not met: " + ", ".join(misses)
 
 
+def limit_text(peak: dict[str, Any]) -> str:
+    if "bankLimitMin" not in peak:
+        return "—"
+    return f"{peak['bankLimitMin']:.0f}, {peak['bankLimitEnd']:.0f}"
+
+
 def lines(peaks: list[dict[str, Any]] | None, backend: str) -> list[str]:
     if not peaks:
         return []
@@ -25,15 +31,15 @@ def lines(peaks: list[dict[str, Any]] | None, backend: str) -> list[str]:
            f"(L = {p['modelLatencyMs']:.0f} ms) needs {p['workersNeeded']} in flight:", "",
            "| network | offered charges/s | steady: debits/s | steady: acks/s | steady: consumer cores | overall charges/s | max backlog "
            "| debits done, s after the last send | queue empty, s after | CPU ms/charge (user + kernel) | peak RSS MiB | threads "
-           "| TLS handshakes | target (steady debits and acks ≥ 98 % of the rate, cores, RSS) |",
-           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
+           "| bank concurrency limit: lowest, last | TLS handshakes | target (steady debits and acks ≥ 98 % of the rate, cores, RSS) |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
     for peak in peaks:
         handshakes = " / ".join(f"{role} {count}" for role, count in peak["handshakes"].items()) if peak["tls"] else "—"
         out.append(f"| {'TLS' if peak['tls'] else 'plain'} | {peak['offeredPerSecond']:,.0f} | {peak['steadyDebitsPerSecond']:,.0f} "
                    f"| {peak['steadyAcksPerSecond']:,.0f} | {peak['steadyCores']:.2f} | {peak['overallPerSecond']:,.0f} "
                    f"| {peak['maxBacklog']:,} | {peak['debitLagSeconds']:.1f} | {peak['queueLagSeconds']:.1f} "
                    f"| {peak['cpuMsPerCharge']:.3f} ({peak['userMsPerCharge']:.3f} + {peak['kernelMsPerCharge']:.3f}) "
-                   f"| {peak['peakRssMiB']:.1f} | {peak['threads']} | {handshakes} "
+                   f"| {peak['peakRssMiB']:.1f} | {peak['threads']} | {limit_text(peak)} | {handshakes} "
                    f"| ≤ {peak['targetCores']} cores, ≤ {peak['targetRssMiB']:.0f} MiB: {verdict(peak)} |")
     out.append("")
     for peak in peaks:

@@ -17,7 +17,9 @@ Reported: the offered rate; in the steady stretch (from a few seconds in until t
 stops, so ramp-up and the tail do not dilute it) the rate of debits and the rate of acks
 (messages gone from the queue: a charge is done once its message is deleted, and a consumer
 whose deletes fall behind will see its messages come back when their visibility ends), and the
-consumer's cores there (CPU seconds / wall seconds); overall, charges over the time from the
+consumer's cores there (CPU seconds / wall seconds), and the lowest and last value of its adaptive
+bank concurrency limit (BankPacer's AIMD: slow or failed debits cut it, and it grows back by one
+per `limit` successes); overall, charges over the time from the
 first send until the queue is empty, the largest backlog seen (visible + in flight), how long
 the debits and the queue took to finish after the last send, CPU ms per charge (user and
 kernel), peak RSS and threads, the TLS handshakes of each proxy; and the cores every other
@@ -39,7 +41,7 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from bench.measure import cpu_seconds, cpu_split, depth, group_cpu_seconds, status_kb
+from bench.measure import counters, cpu_seconds, cpu_split, depth, group_cpu_seconds, status_kb
 from bench.report.peak import lines
 from bench.runs.latency import AWS, BANKS, model_latency_seconds
 from bench.stack import FAST_AWS, OUT, STACKS, Stack, stack
@@ -106,6 +108,7 @@ def run(st: Stack, seconds: float, tls: bool) -> dict[str, Any]:
     producer.start()
     sqs = st.sqs()
     samples: list[tuple[float, int, int, int, float]] = []  # (seconds since t0, debits, acked, backlog, consumer CPU s)
+    limits: list[float] = []  # the consumer's adaptive bank concurrency limit (BankPacer's AIMD), each sample
     producer_end = None
     deadline = t0 + seconds + 600
     while True:
@@ -114,6 +117,7 @@ def run(st: Stack, seconds: float, tls: bool) -> dict[str, Any]:
         backlog = depth(sqs, env["CHARGE_QUEUE_URL"])
         now = time.monotonic()
         samples.append((now - t0, debits, max(0, published - backlog), backlog, cpu_seconds(consumer.pid) - cpu0))
+        limits += [value for _, value in counters(consumer, "ic_bank_concurrency_limit")]
         if producer_done.is_set() and producer_end is None:
             producer_end = now - t0
         if producer_done.is_set() and (producer_error or (debits >= total and backlog == 0)):
@@ -154,7 +158,7 @@ def run(st: Stack, seconds: float, tls: bool) -> dict[str, Any]:
             "maxBacklog": max(s[3] for s in samples), "debitLagSeconds": last_debit - producer_end,
             "queueLagSeconds": wall - producer_end, "cpuMsPerCharge": 1000 * cpu / total,
             "userMsPerCharge": 1000 * (user - user0) / total, "kernelMsPerCharge": 1000 * (kernel - kernel0) / total,
-            "peakRssMiB": peak_rss, "threads": threads, "bankDebits": bank["debits"] - debits0,
+            "peakRssMiB": peak_rss, "threads": threads, "bankLimitMin": min(limits), "bankLimitEnd": limits[-1], "bankDebits": bank["debits"] - debits0,
             "bankReplays": bank["replays"] - bank0["replays"], "handshakes": {role: p.handshakes() for role, p in proxies.items()},
             "otherCores": {role: v / wall for role, v in others.items()}, "consumerCores": cpu / wall, "wallSeconds": wall}
 

@@ -72,7 +72,8 @@ def test_every_section_of_a_full_run() -> None:
         assert heading in text, heading
     peak = table_rows(section(text, "| network |", "- plain"))
     assert [row[0] for row in peak] == ["plain", "TLS"]
-    assert "SQS" in peak[1][12] and peak[0][12] == "—"
+    assert "SQS" in peak[1][13] and peak[0][13] == "—", "handshakes over TLS only"
+    assert peak[1][12] == f"{results()['peak'][1]['bankLimitMin']:.0f}, {results()['peak'][1]['bankLimitEnd']:.0f}"
 
 
 def test_render_writes_the_report_and_plots(tmp_path: Path) -> None:
