@@ -60,7 +60,7 @@ def runs_on(st: Stack, args: argparse.Namespace, n: int) -> dict[str, Callable[[
         "callgrind": lambda: callgrind.run(st, *args.callgrind),
         "recheck": lambda: recheck.run(st),
         "latency": lambda: latency.run(st, smoke),
-        "peak": lambda: [peak.run(st, args.peak_seconds, tls) for tls in (False, True)],
+        "peak": lambda: peak.run_both(st, args.peak_seconds),
     }
     return {kind: do for kind, do in todo.items() if kind in args.runs and (HOME.get(kind, st.label) == st.label)}
 

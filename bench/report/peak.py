@@ -23,7 +23,11 @@ def limit_text(peak: dict[str, Any]) -> str:
 def lines(peaks: list[dict[str, Any]] | None, backend: str) -> list[str]:
     if not peaks:
         return []
-    p = peaks[0]
+    measured = [peak for peak in peaks if "error" not in peak]
+    failed = [f"- {'TLS' if peak['tls'] else 'plain'}: failed: {peak['error']}" for peak in peaks if "error" in peak]
+    if not measured:
+        return ["", "Peak run (bench/runs/peak.py):", "", *failed]
+    p = measured[0]
     out = ["", f"Peak run (bench/runs/peak.py, {backend}): {p['targetPerSecond']:,} charges/s offered for {p['seconds']:.0f} s "
            f"({p['charges']:,} charges, `charge-recovery send` every {p['chunkSeconds']} s) to one consumer at "
            f"WORKERS={p['workers']:,}; SQS and DynamoDB {p['awsMs']:.0f} ms, the bank {p['bank']} (2% of each at three or four "
@@ -33,7 +37,7 @@ def lines(peaks: list[dict[str, Any]] | None, backend: str) -> list[str]:
            "| debits done, s after the last send | queue empty, s after | CPU ms/charge (user + kernel) | peak RSS MiB | threads "
            "| bank concurrency limit: lowest, last | TLS handshakes | target (steady debits and acks ≥ 98 % of the rate, cores, RSS) |",
            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|"]
-    for peak in peaks:
+    for peak in measured:
         handshakes = " / ".join(f"{role} {count}" for role, count in peak["handshakes"].items()) if peak["tls"] else "—"
         out.append(f"| {'TLS' if peak['tls'] else 'plain'} | {peak['offeredPerSecond']:,.0f} | {peak['steadyDebitsPerSecond']:,.0f} "
                    f"| {peak['steadyAcksPerSecond']:,.0f} | {peak['steadyCores']:.2f} | {peak['overallPerSecond']:,.0f} "
@@ -41,8 +45,8 @@ def lines(peaks: list[dict[str, Any]] | None, backend: str) -> list[str]:
                    f"| {peak['cpuMsPerCharge']:.3f} ({peak['userMsPerCharge']:.3f} + {peak['kernelMsPerCharge']:.3f}) "
                    f"| {peak['peakRssMiB']:.1f} | {peak['threads']} | {limit_text(peak)} | {handshakes} "
                    f"| ≤ {peak['targetCores']} cores, ≤ {peak['targetRssMiB']:.0f} MiB: {verdict(peak)} |")
-    out.append("")
-    for peak in peaks:
+    out += ["", *failed]
+    for peak in measured:
         others = ", ".join(f"{role} {cores:.2f}" for role, cores in peak["otherCores"].items())
         busy = peak["consumerCores"] + sum(peak["otherCores"].values())
         out.append(f"- {'TLS' if peak['tls'] else 'plain'}: the bank has {peak['bankDebits']:,} debits for {peak['charges']:,} charges "

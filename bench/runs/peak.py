@@ -70,97 +70,111 @@ def run(st: Stack, seconds: float, tls: bool) -> dict[str, Any]:
     consumer_env = {**env, "AWS_ENDPOINT_URL_SQS": proxies["SQS"].url, "AWS_ENDPOINT_URL_DYNAMODB": proxies["DynamoDB"].url,
                     **(st.aws_tls_env() | st.bank_tls_env() if tls else {})}
     consumer = st.start_consumer(consumer_env, f"consumer-peak-{kind}", bank_url=proxies["bank"].url, WORKERS=str(WORKERS))
-    total = int(TARGET_PER_SECOND * seconds)
-    prefix = f"PEAK-{uuid.uuid4().hex[:6]}"
-    bank0 = st.bank_stats()
-    debits0 = bank0["debits"]
+    try:
+        total = int(TARGET_PER_SECOND * seconds)
+        prefix = f"PEAK-{uuid.uuid4().hex[:6]}"
+        bank0 = st.bank_stats()
+        debits0 = bank0["debits"]
 
-    def others_cpu() -> dict[str, float]:
-        cpu = {role: group_cpu_seconds(pgid) for role, pgid in st.servers.items()}
-        cpu["proxies"] = sum(group_cpu_seconds(p.process.pid) for p in proxies.values())
-        return cpu
+        def others_cpu() -> dict[str, float]:
+            cpu = {role: group_cpu_seconds(pgid) for role, pgid in st.servers.items()}
+            cpu["proxies"] = sum(group_cpu_seconds(p.process.pid) for p in proxies.values())
+            return cpu
 
-    sent = 0
-    producer_error: list[BaseException] = []
-    producer_done = threading.Event()
+        sent = 0
+        producer_error: list[BaseException] = []
+        producer_done = threading.Event()
 
-    def produce(t0: float) -> None:
-        nonlocal sent
+        def produce(t0: float) -> None:
+            nonlocal sent
+            try:
+                chunk = 0
+                while sent < total:
+                    due = t0 + chunk * CHUNK_SECONDS
+                    time.sleep(max(0.0, due - time.monotonic()))  # pacing: the schedule, not a condition
+                    count = min(total, int(TARGET_PER_SECOND * (chunk + 1) * CHUNK_SECONDS)) - sent
+                    st.send(env, count, 0.0, f"{prefix}-{chunk:04d}")
+                    sent += count
+                    chunk += 1
+            except BaseException as e:  # reported by the main thread
+                producer_error.append(e)
+            finally:
+                producer_done.set()
+
+        children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+        (user0, kernel0), others0 = cpu_split(consumer.pid), others_cpu()
+        cpu0 = user0 + kernel0
+        t0 = time.monotonic()
+        producer = threading.Thread(target=produce, args=(t0,), name="peak-producer")
+        producer.start()
+        sqs = st.sqs()
+        samples: list[tuple[float, int, int, int, float]] = []  # (seconds since t0, debits, acked, backlog, consumer CPU s)
+        limits: list[float] = []  # the consumer's adaptive bank concurrency limit (BankPacer's AIMD), each sample
+        producer_end = None
+        deadline = t0 + seconds + 300
+        while True:
+            published = sent  # read before the depth: a batch sent in between is not counted acked
+            debits = st.bank_stats()["debits"] - debits0
+            backlog = depth(sqs, env["CHARGE_QUEUE_URL"])
+            now = time.monotonic()
+            samples.append((now - t0, debits, max(0, published - backlog), backlog, cpu_seconds(consumer.pid) - cpu0))
+            limits += [value for _, value in counters(consumer, "ic_bank_concurrency_limit")]
+            if producer_done.is_set() and producer_end is None:
+                producer_end = now - t0
+            if producer_done.is_set() and (producer_error or (debits >= total and backlog == 0)):
+                break
+            if now > deadline:
+                raise TimeoutError(f"peak run: {debits} of {total} debited {now - t0:.0f} s in")
+            time.sleep(0.25)  # a sampling interval, not a wait for a condition
+        producer.join()
+        if producer_error:
+            raise RuntimeError(f"peak run producer failed: {producer_error[0]}") from producer_error[0]
+        wall = time.monotonic() - t0
+        user, kernel = cpu_split(consumer.pid)
+        cpu = user + kernel - cpu0
+        others = {role: v - others0[role] for role, v in others_cpu().items()}
+        children = resource.getrusage(resource.RUSAGE_CHILDREN)
+        others["producer (send)"] = (children.ru_utime + children.ru_stime) - (children0.ru_utime + children0.ru_stime)
+        peak_rss = status_kb(consumer.pid, "VmHWM") / 1024
+        threads = status_kb(consumer.pid, "Threads")
+        bank = st.bank_stats()
+        if bank["debits"] - debits0 != total:
+            raise RuntimeError(f"peak run: bank has {bank['debits'] - debits0} debits for {total} charges")
+        last_debit = next(s[0] for s in samples if s[1] >= total)
+        producer_end = producer_end or wall
+        steady = [s for s in samples if RAMP_SECONDS <= s[0] <= producer_end]
+        if len(steady) < 2:
+            raise RuntimeError(f"peak run: no steady stretch between {RAMP_SECONDS} s and {producer_end:.1f} s (--peak-seconds too short)")
+        first, last = steady[0], steady[-1]
+        span = last[0] - first[0]
+        return {"tls": tls, "targetPerSecond": TARGET_PER_SECOND, "targetCores": TARGET_CORES, "targetRssMiB": TARGET_RSS_MIB,
+                "bank": BANK, "awsMs": AWS.ms, "chunkSeconds": CHUNK_SECONDS, "workers": WORKERS, "workersNeeded": workers_needed(),
+                "modelLatencyMs": 1000 * model_latency_seconds(BANKS[BANK]), "charges": total, "seconds": seconds,
+                "offeredPerSecond": total / producer_end,
+                "steadyDebitsPerSecond": (last[1] - first[1]) / span, "steadyAcksPerSecond": (last[2] - first[2]) / span,
+                "steadyCores": (last[4] - first[4]) / span, "overallPerSecond": total / wall,
+                "maxBacklog": max(s[3] for s in samples), "debitLagSeconds": last_debit - producer_end,
+                "queueLagSeconds": wall - producer_end, "cpuMsPerCharge": 1000 * cpu / total,
+                "userMsPerCharge": 1000 * (user - user0) / total, "kernelMsPerCharge": 1000 * (kernel - kernel0) / total,
+                "peakRssMiB": peak_rss, "threads": threads, "bankLimitMin": min(limits), "bankLimitEnd": limits[-1], "bankDebits": bank["debits"] - debits0,
+                "bankReplays": bank["replays"] - bank0["replays"], "handshakes": {role: p.handshakes() for role, p in proxies.items()},
+                "otherCores": {role: v / wall for role, v in others.items()}, "consumerCores": cpu / wall, "wallSeconds": wall}
+    finally:  # also when the run fails: the next run starts on a quiet stack
+        if consumer.process.alive():
+            st.stop(consumer)
+        for proxy in proxies.values():
+            st.manager.stop(proxy.process)
+
+
+def run_both(st: Stack, seconds: float) -> list[dict[str, Any]]:
+    """The plain run, then the TLS one; a run that fails is reported as such, beside the other."""
+    results = []
+    for tls in (False, True):
         try:
-            chunk = 0
-            while sent < total:
-                due = t0 + chunk * CHUNK_SECONDS
-                time.sleep(max(0.0, due - time.monotonic()))  # pacing: the schedule, not a condition
-                count = min(total, int(TARGET_PER_SECOND * (chunk + 1) * CHUNK_SECONDS)) - sent
-                st.send(env, count, 0.0, f"{prefix}-{chunk:04d}")
-                sent += count
-                chunk += 1
-        except BaseException as e:  # reported by the main thread
-            producer_error.append(e)
-        finally:
-            producer_done.set()
-
-    children0 = resource.getrusage(resource.RUSAGE_CHILDREN)
-    (user0, kernel0), others0 = cpu_split(consumer.pid), others_cpu()
-    cpu0 = user0 + kernel0
-    t0 = time.monotonic()
-    producer = threading.Thread(target=produce, args=(t0,), name="peak-producer")
-    producer.start()
-    sqs = st.sqs()
-    samples: list[tuple[float, int, int, int, float]] = []  # (seconds since t0, debits, acked, backlog, consumer CPU s)
-    limits: list[float] = []  # the consumer's adaptive bank concurrency limit (BankPacer's AIMD), each sample
-    producer_end = None
-    deadline = t0 + seconds + 600
-    while True:
-        published = sent  # read before the depth: a batch sent in between is not counted acked
-        debits = st.bank_stats()["debits"] - debits0
-        backlog = depth(sqs, env["CHARGE_QUEUE_URL"])
-        now = time.monotonic()
-        samples.append((now - t0, debits, max(0, published - backlog), backlog, cpu_seconds(consumer.pid) - cpu0))
-        limits += [value for _, value in counters(consumer, "ic_bank_concurrency_limit")]
-        if producer_done.is_set() and producer_end is None:
-            producer_end = now - t0
-        if producer_done.is_set() and (producer_error or (debits >= total and backlog == 0)):
-            break
-        if now > deadline:
-            raise TimeoutError(f"peak run: {debits} of {total} debited {now - t0:.0f} s in")
-        time.sleep(0.25)  # a sampling interval, not a wait for a condition
-    producer.join()
-    if producer_error:
-        raise RuntimeError(f"peak run producer failed: {producer_error[0]}") from producer_error[0]
-    wall = time.monotonic() - t0
-    user, kernel = cpu_split(consumer.pid)
-    cpu = user + kernel - cpu0
-    others = {role: v - others0[role] for role, v in others_cpu().items()}
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    others["producer (send)"] = (children.ru_utime + children.ru_stime) - (children0.ru_utime + children0.ru_stime)
-    peak_rss = status_kb(consumer.pid, "VmHWM") / 1024
-    threads = status_kb(consumer.pid, "Threads")
-    st.stop(consumer)
-    for proxy in proxies.values():
-        st.manager.stop(proxy.process)
-    bank = st.bank_stats()
-    if bank["debits"] - debits0 != total:
-        raise RuntimeError(f"peak run: bank has {bank['debits'] - debits0} debits for {total} charges")
-    last_debit = next(s[0] for s in samples if s[1] >= total)
-    producer_end = producer_end or wall
-    steady = [s for s in samples if RAMP_SECONDS <= s[0] <= producer_end]
-    if len(steady) < 2:
-        raise RuntimeError(f"peak run: no steady stretch between {RAMP_SECONDS} s and {producer_end:.1f} s (--peak-seconds too short)")
-    first, last = steady[0], steady[-1]
-    span = last[0] - first[0]
-    return {"tls": tls, "targetPerSecond": TARGET_PER_SECOND, "targetCores": TARGET_CORES, "targetRssMiB": TARGET_RSS_MIB,
-            "bank": BANK, "awsMs": AWS.ms, "chunkSeconds": CHUNK_SECONDS, "workers": WORKERS, "workersNeeded": workers_needed(),
-            "modelLatencyMs": 1000 * model_latency_seconds(BANKS[BANK]), "charges": total, "seconds": seconds,
-            "offeredPerSecond": total / producer_end,
-            "steadyDebitsPerSecond": (last[1] - first[1]) / span, "steadyAcksPerSecond": (last[2] - first[2]) / span,
-            "steadyCores": (last[4] - first[4]) / span, "overallPerSecond": total / wall,
-            "maxBacklog": max(s[3] for s in samples), "debitLagSeconds": last_debit - producer_end,
-            "queueLagSeconds": wall - producer_end, "cpuMsPerCharge": 1000 * cpu / total,
-            "userMsPerCharge": 1000 * (user - user0) / total, "kernelMsPerCharge": 1000 * (kernel - kernel0) / total,
-            "peakRssMiB": peak_rss, "threads": threads, "bankLimitMin": min(limits), "bankLimitEnd": limits[-1], "bankDebits": bank["debits"] - debits0,
-            "bankReplays": bank["replays"] - bank0["replays"], "handshakes": {role: p.handshakes() for role, p in proxies.items()},
-            "otherCores": {role: v / wall for role, v in others.items()}, "consumerCores": cpu / wall, "wallSeconds": wall}
+            results.append(run(st, seconds, tls))
+        except Exception as e:  # the other run's figures stay
+            results.append({"tls": tls, "error": f"{type(e).__name__}: {str(e)[:300]}"})
+    return results
 
 
 def main() -> int:
@@ -170,12 +184,8 @@ def main() -> int:
     parser.add_argument("--build-dir", type=Path, default=REPO_ROOT / "build" / "release")
     args = parser.parse_args()
     label, sqs_kind, dynamodb_kind = next(s for s in STACKS if s[0] == FAST_AWS)
-    results = []
     with stack(label, sqs_kind, dynamodb_kind, args.build_dir.resolve()) as st:
-        for tls in (False, True):
-            if args.only in (None, "tls" if tls else "plain"):
-                results.append(run(st, args.seconds, tls))
-                print(json.dumps(results[-1]), flush=True)
+        results = run_both(st, args.seconds) if args.only is None else [run(st, args.seconds, args.only == "tls")]
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "peak.json").write_text(json.dumps(results, indent=2))
     print("\n".join(lines(results, label)))

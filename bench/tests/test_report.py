@@ -88,3 +88,13 @@ def test_bench_report_from_a_results_file(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout == (tmp_path / "report.md").read_text() + "\n"
+
+
+def test_a_failed_run_is_reported_beside_the_others() -> None:
+    r = results()
+    r["peak"][1] = {"tls": True, "error": "TimeoutError: peak run: 9 of 34500 debited 330 s in"}
+    r["errors"] = {"fast+fast recheck": "failed: RuntimeError: the bank has 3 debits for 4 charges"}
+    text = markdown(r, [])
+    assert [row[0] for row in table_rows(section(text, "| network |", "- plain"))] == ["plain"]
+    assert "- TLS: failed: TimeoutError: peak run: 9 of 34500 debited 330 s in" in text
+    assert "**fast+fast recheck failed**: failed: RuntimeError" in text
