@@ -108,16 +108,21 @@ release-build: deps
 	cmake --preset release >/dev/null
 	cmake --build --preset release -j $(JOBS)
 
-# The microbenchmarks, then bench/report.py on every backend stack: build/bench/report.md and
-# PNG plots (about 15 min; BENCH_BIG=1 adds memory at 100k charges, about 10 min more).
+# The microbenchmarks, then bench/run.py: every run of bench/runs/ on the stacks it needs,
+# build/bench/results.json, and from it build/bench/report.md and PNG plots (about 20 min;
+# BENCH_BIG=1 adds memory at 100k charges, about 4 min more). `python -m bench.report --from
+# build/bench/results.json` renders the report again without running anything.
 BENCH_BIG ?=
 bench: release-build
 	scripts/run-bench.sh
-	$(VENV_PY) -m bench.report $(if $(BENCH_BIG),--big)
+	$(VENV_PY) -m bench.run $(if $(BENCH_BIG),--big)
 
-# CI's variant: tiny counts on the ElasticMQ + dynalite stack only (about 2 min).
+# CI's variant: the bench's own tests (bench/tests: the network proxy, the report), then tiny
+# counts on ElasticMQ + dynalite and fast+fast, with one small production drain over TLS
+# (about a minute).
 bench-smoke: release-build
-	$(VENV_PY) -m bench.report --smoke
+	$(VENV_PY) -m pytest -q -p no:cacheprovider bench/tests
+	$(VENV_PY) -m bench.run --smoke
 
 # Our consumer beside the Powertools and Spring reference designs on ElasticMQ + dynalite
 # (bench/compare/run.py; build/bench/compare/report.md; docs/performance.md, "Side by side with

@@ -8,9 +8,9 @@
 // --workers threads, each claiming and completing one message at a time (each thread runs its
 // calls to their end on its own loop, event::run_blocking), and the worker that
 // completes a batch's last message deletes the batch. A receive's ten messages are thus claimed
-// in parallel, not one after another behind a slow receive. bench/report.py runs it at several
-// sizes and takes the fastest, so a rate that stops rising with concurrency shows the backend,
-// not the generator, is the limit. A measurement tool for `make bench`, not a test.
+// in parallel, not one after another behind a slow receive. bench/runs/ceiling.py runs it at
+// several sizes and takes the fastest, so a rate that stops rising with concurrency shows the
+// backend, not the generator, is the limit. A measurement tool for `make bench`, not a test.
 //
 //   AWS_ENDPOINT_URL_SQS=... AWS_ENDPOINT_URL_DYNAMODB=... AWS_REGION=us-east-1
 //     ic_bench_backend_ceiling --queue-url URL --table T --receivers 4 --workers 64 --messages 2000

@@ -27,24 +27,13 @@ from collections import Counter
 from pathlib import Path
 
 try:
+    from bench.measure import cpu_seconds, depth
     from tools.local_stack import ProcessManager, binary_path, line_matching, start_fake_bank, start_moto, wait_until
     from tools.local_stack.paths import REPO_ROOT as REPO
 except ModuleNotFoundError as e:  # run by path: sys.path[0] is bench/, not the root
-    if e.name != "tools":
+    if e.name not in ("tools", "bench"):
         raise
     raise SystemExit("run it from the repository root as `.venv/bin/python -m bench.consumer_throughput`") from e
-
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS  # utime, stime
-
-
-def depth(sqs, url: str) -> int:
-    a = sqs.get_queue_attributes(QueueUrl=url, AttributeNames=["All"])["Attributes"]
-    return int(a["ApproximateNumberOfMessages"]) + int(a["ApproximateNumberOfMessagesNotVisible"])
 
 
 def main() -> int:

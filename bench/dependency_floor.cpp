@@ -1,6 +1,6 @@
 // What the consumer's dependencies cost before any of its own code runs: the floor under its
 // resident memory and CPU per charge, measured on the same machine as the consumer by
-// `make bench` (bench/report.py), so a target below the floor is shown to be one, not argued.
+// `make bench` (bench/runs/floor.py), so a target below the floor is shown to be one, not argued.
 // A measurement tool, not a test.
 //
 //   ic_bench_dependency_floor memory
@@ -284,7 +284,7 @@ int exchange_floor(const ExchangeOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"The memory and CPU floor of the consumer's dependencies (bench/report.py)"};
+  CLI::App app{"The memory and CPU floor of the consumer's dependencies (bench/runs/floor.py)"};
   app.require_subcommand(1);
   auto* memory = app.add_subcommand("memory", "resident memory with the libraries initialised");
   ExchangeOptions options;

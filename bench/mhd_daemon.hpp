@@ -1,5 +1,5 @@
 // What the bench's libmicrohttpd servers (fast_bank, fast_aws) share about their life, as
-// bench/report.py drives them: a free port on 127.0.0.1 announced on stdout as
+// bench/stack.py drives them: a free port on 127.0.0.1 announced on stdout as
 // {"event":"listening","port":N}, served until SIGTERM or SIGINT.
 #pragma once
 

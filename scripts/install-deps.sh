@@ -12,7 +12,9 @@ packages=(build-essential cmake ninja-build pkg-config clang-format clang-16 cla
   faketime libclang-rt-16-dev libmicrohttpd-dev)
 # Debian's nodejs comes without npm; other builds of nodejs (e.g. NodeSource's) carry their own.
 command -v npm >/dev/null || packages+=(npm)
-# make bench: the bench's bank serves over libmicrohttpd (libmicrohttpd-dev, in the list above).
+# make bench: the bench's bank serves over libmicrohttpd (libmicrohttpd-dev, in the list above);
+# its production runs count the consumer's system calls with strace.
+packages+=(strace)
 # make deploy-check: promtool (prometheus), systemd-analyze (systemd), and Go (golang-go, 1.19 on
 # Debian 12) to `go install` kubeconform and `go mod download` KEDA's CRDs.
 packages+=(prometheus systemd golang-go)

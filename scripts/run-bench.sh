@@ -2,7 +2,7 @@
 # Runs every microbenchmark of the release build; figures, not assertions.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# bench/CMakeLists.txt lists them: the load generators and servers of bench/report.py that
+# bench/CMakeLists.txt lists them: the load generators and servers of bench/run.py that
 # share the folder are not microbenchmarks.
 list=build/release/bench/microbenchmarks.txt
 mapfile -t benches < <(grep -v '^$' "$list" 2>/dev/null || true)

@@ -47,8 +47,8 @@ from pathlib import Path
 from typing import Any
 
 try:
-    from bench.consumer_throughput import depth
-    from bench.report import OUT, CpuBudget, Stack, group_cpu_seconds, stack, status_kb
+    from bench.measure import depth, group_cpu_seconds, status_kb
+    from bench.stack import OUT, CpuBudget, Stack, stack
     from tools.local_stack import ManagedProcess, ProcessFailed, wait_until
     from tools.local_stack.charge_recovery import image_environment
     from tools.local_stack.paths import REPO_ROOT

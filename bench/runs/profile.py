@@ -1,11 +1,11 @@
 """A perf profile of `charge-recovery run` draining ElasticMQ + dynalite (docs/performance-profile.md).
 
-Starts the stack and one consumer (WORKERS=32, the image's environment, as bench/report.py
+Starts the stack and one consumer (WORKERS=32, the image's environment, as bench/stack.py
 does), warms it up with a first drain, pauses it (SIGSTOP) while fresh charges are sent,
 then records it with `perf record -e cpu-clock --call-graph dwarf` from its resume until the
 queue is drained. This VM exposes no hardware counters, so cpu-clock sampling is the event.
 Not part of `make bench`: it needs perf (Debian's `linux-perf`, which `make deps` does not
-install). Run it from the root as `.venv/bin/python -m bench.profile_drain`; read the result
+install). Run it from the root as `.venv/bin/python -m bench.runs.profile`; read the result
 with, e.g.:
 
     perf report -i build/bench/perf.data --no-children --sort dso,symbol --stdio -g none
@@ -20,8 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from bench.consumer_throughput import cpu_seconds
-from bench.report import OUT, drain, stack
+from bench.measure import cpu_seconds
+from bench.stack import OUT, drain, stack
 from tools.local_stack.paths import REPO_ROOT
 
 

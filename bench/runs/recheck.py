@@ -41,36 +41,34 @@ write, the last 128), which gives the delay the policy aimed at; SQS then rounds
 seconds (the container's RetryLater). Timestamps are the consumers' debug log lines ("claim
 decided", "recorded", "copy settled by this process's holder"; `ts` to the millisecond).
 
-bench/report.py runs it on ElasticMQ + dynalite in the full report (not --smoke): an SQS
+`make bench` (bench/run.py) runs it on ElasticMQ + dynalite in the full report (not --smoke): an SQS
 emulator's visibility timeouts and long polls rather than the bench's own fast_aws, and quiet
 enough (a re-check came 0.13-0.15 s after its delay in every run on the busy 2-core VM). Alone
 (about 2.5 min; --slow-ms sets another latency after the warm-up):
 
-    .venv/bin/python -m bench.recheck_run [--shared-rounds 10] [--split-rounds 16] [--slow-ms 1500] [--build-dir build/release]
+    .venv/bin/python -m bench.runs.recheck [--shared-rounds 10] [--split-rounds 16] [--slow-ms 1500] [--build-dir build/release]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
-import statistics
 import sys
 import time
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bench.report.recheck import lines, timeline_text
+from bench.stack import FAST, OUT, Stack, stack
 from tools.local_stack import wait_until
 from tools.local_stack.charge_recovery import Consumer
 from tools.local_stack.fake_bank import FakeBank, start_fake_bank
 from tools.local_stack.paths import REPO_ROOT
 
-if TYPE_CHECKING:
-    from bench.report import Stack
 
 WARM_MS, SLOW_MS = 300, 1500  # the bank's latencyMs before and after the shift
 WORKERS = 4
@@ -184,7 +182,7 @@ def copy_row(logs: list[Log], charge_id: str, original: str, copy: str, slow_ms:
         entry["nextAfter"] = after["at"] - entry["at"]
     estimate = timeline[0].get("p90") if kind in CROSS else None
     old_below = (WARM_MS + slow_ms) / 1000  # between the two effects (two bank calls each)
-    return {"chargeId": charge_id, "kind": kind, "holder": holder, "effectSeconds": recorded["t"] - acquired["t"],
+    return {"chargeId": charge_id, "kind": kind, "rechecked": kind in CROSS, "holder": holder, "effectSeconds": recorded["t"] - acquired["t"],
             "settledAfterSeconds": final["t"] - recorded["t"], "settledAt": final["t"] - acquired["t"], "claims": len(claims),
             "recheckClaims": len(claims) - 1 if kind in CROSS else 0, "timeline": timeline,
             "estimate": None if kind not in CROSS else "old" if estimate is None or estimate < old_below else "adapted"}
@@ -224,7 +222,7 @@ def warm_up(logs: list[Log], sends: list[Any], tag: str) -> dict[str, int]:
     raise RuntimeError(f"warm-up: after {n} charges a process has fewer than {WARM_EFFECTS} effects: {effects}")
 
 
-def part(st: "Stack", bank: FakeBank, split: bool, rounds: int, slow_ms: int) -> dict[str, Any]:
+def part(st: Stack, bank: FakeBank, split: bool, rounds: int, slow_ms: int) -> dict[str, Any]:
     """Two consumers on one queue (split: one queue each, one table), warm-up, the shift, then
     `rounds` charges with a copy each."""
     env = st.provision()
@@ -268,7 +266,7 @@ def part(st: "Stack", bank: FakeBank, split: bool, rounds: int, slow_ms: int) ->
     return {"warmEffects": warm, "rounds": rounds, "copies": rows, "seconds": seconds_run, "charges": sum(warm.values()) + rounds}
 
 
-def run(st: "Stack", shared_rounds: int = SHARED_ROUNDS, split_rounds: int = SPLIT_ROUNDS, slow_ms: int = SLOW_MS) -> dict[str, Any]:
+def run(st: Stack, shared_rounds: int = SHARED_ROUNDS, split_rounds: int = SPLIT_ROUNDS, slow_ms: int = SLOW_MS) -> dict[str, Any]:
     """Both parts (a part of 0 rounds is skipped), with one fake bank."""
     bank = start_fake_bank(st.manager, name="fake-bank-recheck")
     try:
@@ -280,83 +278,11 @@ def run(st: "Stack", shared_rounds: int = SHARED_ROUNDS, split_rounds: int = SPL
     charges = sum(r["charges"] for r in result.values())
     if debits != charges:
         raise RuntimeError(f"the bank has {debits} debits for {charges} charges")
-    return {**result, "slowMs": slow_ms, "loadAverage": os.getloadavg()[0]}
-
-
-def p90(values: list[float]) -> float:
-    """Nearest rank."""
-    return sorted(values)[math.ceil(0.9 * len(values)) - 1]
-
-
-def stats(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    late = [r["settledAfterSeconds"] for r in rows]
-    return {"count": len(rows), "median": statistics.median(late), "p90": p90(late), "max": max(late),
-            "recheckClaimsPerCopy": statistics.mean(r["recheckClaims"] for r in rows),
-            "claimsPerCopy": statistics.mean(r["claims"] for r in rows)}
-
-
-def timeline_text(row: dict[str, Any]) -> str:
-    """The copy's claims (and the delivery its holder's process kept) from the holder's claim."""
-    parts = []
-    for e in row["timeline"]:
-        text = f"+{e['at']:.2f} s {e['process']} {e['outcome']}"
-        if "policy" in e:
-            estimate = "no estimate" if e["p90"] is None else f"p90 ≈{e['p90']:.2f} s"
-            text += f" ({estimate}, holder at {e['holderElapsed']:.2f} s: delay ≈{e['policy']:.2f} s"
-            text += f", next {e['nextAfter']:.2f} s later)" if "nextAfter" in e else ")"
-        parts.append(text)
-    return "; ".join(parts) + f"; the original's final write at +{row['effectSeconds']:.2f} s, the copy settled at +{row['settledAt']:.2f} s"
-
-
-def goal_text(rows: list[dict[str, Any]]) -> str:
-    late = [r["settledAfterSeconds"] for r in rows]
-    met = sum(v <= GOAL_SECONDS for v in late)
-    return f"{'met' if met == len(late) else 'not met'}, {met} of {len(late)} (max {max(late):.2f} s)"
-
-
-def lines(result: dict[str, Any] | None, backend: str) -> list[str]:
-    if not result:
-        return []
-    slow, shared_rows, split_rows = result["slowMs"], result.get("shared", {}).get("copies", []), result.get("split", {}).get("copies", [])
-    warm = "; ".join(f"{name} {', '.join(f'{k} {v}' for k, v in result[name]['warmEffects'].items())}"
-                     for name in ("shared", "split") if name in result)
-    out = ["", f"Re-check after a latency shift (bench/recheck_run.py, {backend}, the Python fake bank): two consumers of "
-           f"WORKERS={WORKERS} warmed up at {WARM_MS} ms per bank call (effects recorded: {warm}), then {slow} ms per call; "
-           "charges one at a time, each with a copy sent once the original was claimed; seconds from the original's final "
-           f"write to the copy's final answer (load average {result['loadAverage']:.1f} at the end). \"shared\": both consume "
-           "one queue; \"split\": one queue each on one table, the copy sent to the other process's queue, so that every "
-           "re-check is a claim by the copy's process:", "",
-           "| queues | copy | copies | median s | p90 s | max s | re-check claims per copy | claims per copy |",
-           "|---|---|---:|---:|---:|---:|---:|---:|"]
-    groups = [("shared", "re-checked (first received by the other process)", [r for r in shared_rows if r["kind"] in CROSS]),
-              ("shared", "↳ ended by a re-check's claim reading DONE", [r for r in shared_rows if r["kind"] == "rechecked"]),
-              ("shared", "↳ ended by a re-check received by the holder's process", [r for r in shared_rows if r["kind"] == "rechecked-held"]),
-              ("shared", "settled locally (first received by the holder's process)", [r for r in shared_rows if r["kind"] == "local"]),
-              ("shared", "other (claimed after the original finished)", [r for r in shared_rows if r["kind"] == "other"]),
-              ("split", "re-checked", split_rows),
-              ("split", f"↳ its process still estimating the {WARM_MS} ms effects", [r for r in split_rows if r["estimate"] == "old"]),
-              ("split", f"↳ its process's estimate adapted to {slow} ms", [r for r in split_rows if r["estimate"] == "adapted"])]
-    for queues, label, mine in groups:
-        if mine:
-            s = stats(mine)
-            out.append(f"| {queues} | {label} | {s['count']} | {s['median']:.2f} | {s['p90']:.2f} | {s['max']:.2f} "
-                       f"| {s['recheckClaimsPerCopy']:.2f} | {s['claimsPerCopy']:.2f} |")
-    goals = [f"{name}: {goal_text(rows)}" for name, rows in (("split (every re-check a claim)", split_rows),
-                                                              ("shared", [r for r in shared_rows if r["kind"] in CROSS])) if rows]
-    if goals:
-        out += ["", f"Goal, a re-checked copy settled ≤ {GOAL_SECONDS:.0f} s after its original's final write: " + "; ".join(goals) + "."]
-    for estimate in ("old", "adapted"):
-        mine = [r for r in split_rows if r["estimate"] == estimate]
-        if mine:
-            slowest = max(mine, key=lambda r: r["settledAfterSeconds"])
-            out.append(f"- the slowest split copy on the {estimate} estimate ({slowest['settledAfterSeconds']:.2f} s), "
-                       f"from the holder's claim: {timeline_text(slowest)}")
-    return out
+    return {**result, "slowMs": slow_ms, "warmMs": WARM_MS, "workers": WORKERS, "goalSeconds": GOAL_SECONDS,
+            "loadAverage": os.getloadavg()[0]}
 
 
 def main() -> int:
-    from bench.report import FAST, OUT, stack
-
     parser = argparse.ArgumentParser()
     parser.add_argument("--shared-rounds", type=int, default=SHARED_ROUNDS, help="charges with a copy, both consumers on one queue")
     parser.add_argument("--split-rounds", type=int, default=SPLIT_ROUNDS, help="charges with a copy, a queue per consumer")

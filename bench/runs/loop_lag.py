@@ -1,9 +1,9 @@
 """The event loop's lag at 1,024 charges in flight (issue 34): the latency-injected run's
-1,024-in-flight row (bench/latency_run.py: AWS 10 ms, the bank 200 ms, 2% of each at three or
+1,024-in-flight row (bench/runs/latency.py: AWS 10 ms, the bank 200 ms, 2% of each at three or
 four times that) on the fast+fast stack, with the consumer's ic_event_loop_lag_seconds and
 ic_event_loop_stalls_total read from /metrics once the queue is drained, before the stop.
 
-    .venv/bin/python -m bench.loop_lag_run [--charges 8000] [--build-dir build/release]
+    .venv/bin/python -m bench.runs.loop_lag [--charges 8000] [--build-dir build/release]
 
 The lag is how late the loop's 250 ms heartbeat timer fired; its p50/p99 are the upper bounds of
 the histogram buckets they fall in.
@@ -16,8 +16,8 @@ import time
 import uuid
 from pathlib import Path
 
-from bench.latency_run import AWS, BANKS, delayed
-from bench.report import FAST_AWS, STACKS, drain, stack
+from bench.runs.latency import AWS, BANKS
+from bench.stack import FAST_AWS, STACKS, drain, stack
 from tools.local_stack.paths import REPO_ROOT
 
 IN_FLIGHT = 1024
@@ -46,9 +46,9 @@ def main() -> int:
     args = parser.parse_args()
     label, sqs_kind, dynamodb_kind = next(s for s in STACKS if s[0] == FAST_AWS)
     with stack(label, sqs_kind, dynamodb_kind, args.build_dir) as st:
-        proxied = {"AWS_ENDPOINT_URL_SQS": delayed(st, "lag-delay-sqs", st.env["AWS_ENDPOINT_URL_SQS"], AWS),
-                   "AWS_ENDPOINT_URL_DYNAMODB": delayed(st, "lag-delay-dynamodb", st.env["AWS_ENDPOINT_URL_DYNAMODB"], AWS)}
-        bank_url = delayed(st, "lag-delay-bank", st.bank_url, BANKS[BANK])
+        proxied = {"AWS_ENDPOINT_URL_SQS": st.proxy("lag-delay-sqs", st.env["AWS_ENDPOINT_URL_SQS"], AWS).url,
+                   "AWS_ENDPOINT_URL_DYNAMODB": st.proxy("lag-delay-dynamodb", st.env["AWS_ENDPOINT_URL_DYNAMODB"], AWS).url}
+        bank_url = st.proxy("lag-delay-bank", st.bank_url, BANKS[BANK]).url
         queues = st.provision()
         debits0 = st.bank_stats()["debits"]
         st.send(queues, args.charges, 0.0, f"LAG-{uuid.uuid4().hex[:6]}")
