@@ -27,16 +27,19 @@ run on a JVM and on node). Then, --rounds times, for each consumer in turn:
 
 then all of the round's consumers idle together for --idle-seconds (CPU per minute on an empty
 queue), and stop. CPU is the process group's utime+stime (/proc: JIT compiler and GC threads
-included); peak RSS its VmHWM. Every drain must leave one debit and one notification per charge
-in the bank's ledger and no repeated debit call. The table gives min / median over the rounds and
-each reference's ratio to ours, for cold and warm drains apart: a JVM's first drain costs several
-times its warmed one, a C++ or CPython process's about the same.
+included), sampled at every 50 ms poll of the queue and read at the drain's last debit (the
+fake bank's time of it; with the fast bank, when the queue is empty); peak RSS its VmHWM.
+Every drain must leave one debit and one notification per charge in the bank's ledger and no
+repeated debit call. The table gives min / median over the rounds and each reference's ratio to
+ours, for cold and warm drains apart: a JVM's first drain costs several times its warmed one, a
+C++ or CPython process's about the same.
 
 A duplicate that arrives while its original is in progress is where the designs differ: ours
 holds it in process until the original's final write; the references put it back on the queue
 (Powertools for the visibility timeout, Spring for the rest of the lease: 60 s each). Their
 drains then end a minute after their last debit, idle meanwhile: the table shows the last debit's
-time beside the drain's, and the in-progress copies counted from each consumer's log.
+time beside the drain's, and the in-progress copies counted from each consumer's log; its CPU
+stops at the last debit, so that minute counts against no one.
 
     .venv/bin/python -m bench.compare.run [--charges 2000] [--duplicate-rate 0.3] [--rounds 2]
         [--warmup 4000] [--idle-seconds 60] [--tls] [--bank fake|fast]
