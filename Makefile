@@ -124,11 +124,13 @@ bench-smoke: release-build
 	$(VENV_PY) -m pytest -q -p no:cacheprovider bench/tests
 	$(VENV_PY) -m bench.run --smoke
 
-# Our consumer beside the Powertools and Spring reference designs on ElasticMQ + dynalite
-# (bench/compare/run.py; build/bench/compare/report.md; docs/performance.md, "Side by side with
-# the Powertools and Spring designs"). Not part of `make bench`: it needs what `make deps` does
-# not install (a JDK, the reference's own venv, the Spring jar's Maven dependencies), which
-# bench/compare/install.sh brings. COMPARE_ARGS passes options, e.g. COMPARE_ARGS='--charges 5000'.
+# Our consumer beside the Powertools and Spring reference designs on issue 36's workload:
+# ElasticMQ + dynalite, the fake bank, 2,000 charges + 30 % duplicates per drain, each consumer's
+# cold and warm drains, 2 rounds (bench/compare/run.py, ≈15 min; build/bench/compare/report.md;
+# docs/performance.md, "Side by side with the Powertools and Spring designs"). Not part of `make
+# bench`: it needs what `make deps` does not install (a JDK and Maven, the reference's own venv,
+# the Spring jar's Maven dependencies), which bench/compare/install.sh brings. COMPARE_ARGS
+# passes options, e.g. COMPARE_ARGS='--tls' (every call over TLS) or '--rounds 3'.
 COMPARE_ARGS ?=
 .PHONY: bench-compare
 bench-compare: release-build

@@ -1,19 +1,24 @@
 #!/usr/bin/env bash
 # What bench/compare/run.py needs beyond `make deps` and the release build (`make bench-compare`
-# runs it): a JDK to compile the Spring reference (deps installs only the JRE that ElasticMQ
-# runs on), the Powertools reference's own venv from its pinned requirements
+# runs it), and nothing else: Debian's JDK 17 and Maven to build the Spring reference (deps
+# installs only the JRE that ElasticMQ runs on; the JDK's keytool also makes --tls's trust
+# store), the Powertools reference's own venv from its pinned requirements
 # (build/compare/powertools-venv, not the project's .venv), and the Spring jar built by Maven from
-# Maven Central (build/compare/spring/charge-consumer-spring.jar). Idempotent: each step runs
-# again only when its inputs changed.
+# the versions its pom.xml pins, fetched from Maven Central
+# (build/compare/spring/charge-consumer-spring.jar). Neither package starts a service.
+# Idempotent: each step runs again only when its inputs changed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if ! command -v javac >/dev/null; then
-  echo "installing: openjdk-17-jdk-headless"
+missing=()
+command -v javac >/dev/null || missing+=(openjdk-17-jdk-headless)
+command -v mvn >/dev/null || missing+=(maven)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
   sudo_cmd=()
   [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 venv=build/compare/powertools-venv

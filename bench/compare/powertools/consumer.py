@@ -28,10 +28,11 @@ the bank, Powertools' Logger (JSON, INFO: one line per charge).
 
 Environment: CHARGE_QUEUE_URL, CHARGE_DLQ_URL (optional: dead letters are then only logged),
 POWERTOOLS_IDEMPOTENCY_TABLE (hash key `id`, string), CORE_BANKING_URL, NOTIFICATION_URL
-(default CORE_BANKING_URL), WORKERS (32), RECEIVERS (WORKERS / 10, rounded up), LEASE_SECONDS
-(60: how long an INPROGRESS record blocks another delivery), RETENTION_DAYS (30: how long a
-finished record answers duplicates), LOG_LEVEL (INFO). Stops on SIGTERM or SIGINT: no new
-receives, the messages in hand are finished, then exit 0.
+(default CORE_BANKING_URL), BANK_TLS_CA_FILE, BANK_TLS_CERT_FILE and BANK_TLS_KEY_FILE (the
+bank's CA and our client certificate, as ours reads them), WORKERS (32), RECEIVERS (WORKERS /
+10, rounded up), LEASE_SECONDS (60: how long an INPROGRESS record blocks another delivery),
+RETENTION_DAYS (30: how long a finished record answers duplicates), LOG_LEVEL (INFO). Stops on
+SIGTERM or SIGINT: no new receives, the messages in hand are finished, then exit 0.
 """
 
 from __future__ import annotations
@@ -105,6 +106,10 @@ class LeaseContext:
         return LEASE_SECONDS * 1000
 
 
+# The bank over HTTPS: the CA that verifies it and a client certificate for mutual TLS, from
+# the variables ours reads (boto3 takes AWS_CA_BUNDLE for the AWS endpoints itself).
+BANK_TLS = {option: os.environ[name] for option, name in (("ca_certs", "BANK_TLS_CA_FILE"), ("cert_file", "BANK_TLS_CERT_FILE"),
+                                                           ("key_file", "BANK_TLS_KEY_FILE")) if os.environ.get(name)}
 http = urllib3.PoolManager(
     num_pools=4,
     maxsize=WORKERS,
@@ -112,6 +117,7 @@ http = urllib3.PoolManager(
     retries=False,  # a failed call is a transient outcome; SQS redelivers
     timeout=urllib3.Timeout(connect=2.0, read=10.0),
     headers={"Content-Type": "application/json"},
+    **BANK_TLS,
 )
 boto_config = Config(
     retries={"mode": "standard", "max_attempts": 3},

@@ -98,6 +98,7 @@ public class ChargeListener {
         return;
       }
       case DUPLICATE_IN_PROGRESS -> {
+        log.info("claim decided chargeId={} outcome=DUPLICATE_IN_PROGRESS", key);
         long remaining = Math.max(1, (claim.leaseUntil() - System.currentTimeMillis() + 999) / 1000);
         visibility.changeTo((int) Math.min(remaining, 43_200));
         throw new IllegalStateException("claim held elsewhere: " + key);
