@@ -8,6 +8,8 @@
 //   ChargeRecoveryService service(store, paced, ...);
 #pragma once
 
+#include <deque>
+#include <optional>
 #include <string_view>
 
 #include "application/hold_waiter.hpp"
@@ -36,9 +38,9 @@ class BankPacer final : public domain::AccountDebitPort {
                                                 std::string_view idempotency_key) override;
 
  private:
-  // True with a slot taken; false once a stop came first.
-  [[nodiscard]] Task<bool> take_slot();
-  void give_back(Millis latency, bool failed);
+  // The slot's ticket; none once a stop came first.
+  [[nodiscard]] Task<std::optional<AimdLimit::Ticket>> take_slot();
+  void give_back(AimdLimit::Ticket ticket, Millis latency, bool failed);
   // Takes a slot for each waiter the limit has room for, first in line first, and wakes it.
   void hand_out();
   void watch_ramp();
@@ -52,7 +54,10 @@ class BankPacer final : public domain::AccountDebitPort {
   HoldWaiter& waiter_;
   PacerObserver* observer_;
   event::WaitQueue slots_;  // debits waiting for a slot; woken only with one taken for them
-  bool watching_ = false;   // a follow_ramp() task runs, or is posted
+  // The tickets of slots taken for woken waiters, in the order they were woken: the order the
+  // loop resumes them in, each taking the first.
+  std::deque<AimdLimit::Ticket> handed_;
+  bool watching_ = false;  // a follow_ramp() task runs, or is posted
 };
 
 }  // namespace ic::application

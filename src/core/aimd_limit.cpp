@@ -19,20 +19,24 @@ AimdConfig sane(AimdConfig config) {
 AimdLimit::AimdLimit(AimdConfig config, const Clock& clock)
     : config_(sane(config)), clock_(clock), estimate_(static_cast<double>(config_.max)) {}
 
-bool AimdLimit::try_acquire() {
+std::optional<AimdLimit::Ticket> AimdLimit::try_acquire() {
   MutexLock lock(mutex_);
-  if (in_flight_ >= limit_at(clock_.now())) return false;
+  if (in_flight_ >= limit_at(clock_.now())) return std::nullopt;
   ++in_flight_;
-  return true;
+  return Ticket{.epoch = epoch_};
 }
 
-void AimdLimit::release(Millis latency, bool failed) {
+void AimdLimit::release(Ticket ticket, Millis latency, bool failed) {
   MutexLock lock(mutex_);
   // Near the limit: an increase earned while most slots idle says nothing about capacity.
   const int limit = static_cast<int>(estimate_);
   const bool near_limit = 2 * in_flight_ >= limit;
   in_flight_ = std::max(in_flight_ - 1, 0);
   if (failed || latency >= config_.slow_call) {
+    // One decrease per congestion event: the first sign of it from a call admitted at the
+    // current level. Those admitted before the last decrease were sent at a higher level.
+    if (ticket.epoch != epoch_) return;
+    ++epoch_;
     estimate_ = std::max(static_cast<double>(config_.min), std::floor(estimate_ * config_.backoff));
     successes_ = 0;
     return;
@@ -47,8 +51,10 @@ void AimdLimit::release(Millis latency, bool failed) {
 void AimdLimit::restart() {
   MutexLock lock(mutex_);
   // The failures that shrank the estimate were the outage, not the bank's capacity: start over
-  // from the ceiling, and let the ramp (then AIMD) find the level.
+  // from the ceiling, and let the ramp (then AIMD) find the level. Calls still in flight were
+  // admitted during the outage; a new epoch keeps their late failures from cutting the ramp.
   estimate_ = static_cast<double>(config_.max);
+  ++epoch_;
   ramping_ = config_.ramp > Millis{0};
   ramp_start_ = clock_.now();
   successes_ = 0;

@@ -114,6 +114,7 @@ class CountingWaiter final : public application::HoldWaiter {
 class SlowBank final : public domain::AccountDebitPort {
  public:
   SlowBank(event::EventLoop& loop, Millis latency) : loop_(loop), latency_(latency) {}
+  void set_latency(Millis latency) { latency_ = latency; }
   Task<domain::DebitResult> debit(const domain::Charge&, std::string_view key) override {
     (void)co_await event::sleep_for(loop_, latency_);
     ++debits;
@@ -166,6 +167,7 @@ class WaitingDebits : public ::testing::Test {
   AimdLimit at_floor{{.min = 1, .max = 1}, clock};
   AimdLimit growing{{.min = 1, .max = 2}, clock};
   AimdLimit ramping{{.min = 1, .max = 4, .ramp = 300ms}, clock};
+  AimdLimit sixteen{{.min = 1, .max = 16, .slow_call = 2000ms}, clock};
   std::optional<application::BankPacer> pacer;
   const domain::Charge charge = make_charge();
   int started = 0;
@@ -198,8 +200,9 @@ TEST_F(WaitingDebits, AReleaseWakesOneWaiterTheFirstInLine) {
 
 // A release that grows the limit by one hands out two slots: two waiters wake, both call.
 TEST_F(WaitingDebits, ALimitGrownByOneWakesTwo) {
-  ASSERT_TRUE(growing.try_acquire());
-  growing.release(0ms, /*failed=*/true);  // down to 1; the next success brings it back to 2
+  const std::optional<AimdLimit::Ticket> ticket = growing.try_acquire();
+  ASSERT_TRUE(ticket);
+  growing.release(*ticket, 0ms, /*failed=*/true);  // down to 1; the next success brings it to 2
   ASSERT_EQ(growing.limit(), 1);
   start(4, growing);
   advance(49ms);
@@ -222,6 +225,24 @@ TEST_F(WaitingDebits, ARampLetsInOneMoreAtEachStep) {
     EXPECT_EQ(ramping.limit(), step + 1);
     EXPECT_EQ(ramping.in_flight(), step + 1) << "the step's slot is taken at once";
   }
+}
+
+// Sixteen debits admitted at once all come back slow (a bank's TLS handshakes at start-up):
+// the limit is cut once, 16 to 12, not once per debit (to 1). The cut wakes nobody; the four
+// debits that waited in line are let in as the slow ones leave room under the new limit, and
+// being admitted after the cut, the first of them to come back slow cuts again, once.
+TEST_F(WaitingDebits, ABurstOfSlowDebitsCutsTheLimitOnce) {
+  bank.set_latency(2500ms);
+  start(20, sixteen);
+  ASSERT_EQ(sixteen.in_flight(), 16);
+  const long before = counting.wakeups;
+  advance(2500ms);
+  EXPECT_EQ(sixteen.limit(), 12);
+  EXPECT_EQ(counting.wakeups - before, 4) << "only the waiters, once each";
+  EXPECT_EQ(sixteen.in_flight(), 4);
+  advance(2500ms);
+  EXPECT_EQ(sixteen.limit(), 9);
+  EXPECT_EQ(bank.debits, 20);
 }
 
 // A stop wakes every waiter once, and none calls the bank.
