@@ -288,9 +288,8 @@ def start_bank(st: Stack, args: argparse.Namespace, tls_setup: tls.Tls | None) -
 def compare(st: Stack, args: argparse.Namespace, results: dict[str, Any]) -> None:
     tls_setup = None
     if args.tls:
-        aws = {"SQS": st.env["AWS_ENDPOINT_URL_SQS"], "DynamoDB": st.env["AWS_ENDPOINT_URL_DYNAMODB"]}
-        tls_setup = tls.start(st.manager, COMPARE_OUT / "pki", aws, args.java if "spring" in args.consumers else None)
-        st = dataclasses.replace(st, servers={**st.servers, **{f"TLS proxy {k}": p.pid for k, p in tls_setup.proxies.items()}})
+        tls_setup = tls.start(st, args.java if "spring" in args.consumers else None)
+        st = dataclasses.replace(st, servers={**st.servers, **{f"TLS proxy {k}": p.process.pid for k, p in tls_setup.proxies.items()}})
     st, bank_url, ledger = start_bank(st, args, tls_setup)
     s = Setup(st, bank_url, ledger, tls_setup, args)
     if args.stack_warmup:

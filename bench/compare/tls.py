@@ -17,47 +17,22 @@ them the way its own stack documents:
 The queue URLs are rewritten to the SQS proxy's origin, as AWS's own are https. The harness
 itself (provision, send, queue depth) keeps the emulators' plain ports: it is not measured.
 
-    python -m bench.compare.tls proxy TARGET_PORT CERT KEY    # one proxy, as its own process
-
-`start_proxy` is the one place that chooses the proxy: today tools/local_stack/tls_proxy.py
-(Python asyncio and OpenSSL) run as its own process, so its CPU is counted as a server's and
-not the harness's. It prints {"event":"listening","port":N} once it accepts, then
-{"event":"handshakes","handshakes":N,"refused":M} whenever a count changes.
+The proxies are the bench's network stand-in, bench/net_proxy.cpp terminating TLS
+(bench/stack.py's `Stack.proxy`), each its own process, so their CPU is counted as a server's.
 """
 
 from __future__ import annotations
 
-import json
 import shutil
-import signal
 import subprocess
-import sys
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from tools.common import announce_listening
-from tools.fake_bank.pki import Pki, make_pki
-from tools.local_stack.paths import PYTHON
-from tools.local_stack.processes import ManagedProcess, ProcessManager, json_event
-from tools.local_stack.tls_proxy import TlsProxy
+from bench.stack import Proxy, Stack
+from tools.fake_bank.pki import Pki
 
 TRUSTSTORE_PASSWORD = "bench-compare"  # a throwaway store of one public CA certificate
-
-
-def start_proxy(manager: ProcessManager, name: str, target_url: str, pki: Pki) -> ManagedProcess:
-    """An HTTPS front for the plain-HTTP server at `target_url`, with the CA's server
-    certificate; ready_info["port"] is its port."""
-    target_port = urlsplit(target_url).port
-    argv = [PYTHON, "-m", "bench.compare.tls", "proxy", str(target_port), str(pki.server_cert), str(pki.server_key)]
-    return manager.start(name, argv, ready=json_event("listening"))
-
-
-def handshakes(proxy: ManagedProcess) -> int:
-    """Completed handshakes so far (the proxy's last count)."""
-    counts = [line for line in proxy.json_lines() if line.get("event") == "handshakes"]
-    return counts[-1]["handshakes"] if counts else 0
 
 
 def java_truststore(java: str, pki: Pki) -> Path:
@@ -73,18 +48,18 @@ def java_truststore(java: str, pki: Pki) -> Path:
 @dataclass
 class Tls:
     pki: Pki
-    proxies: dict[str, ManagedProcess]  # "SQS", "DynamoDB" -> its proxy
+    proxies: dict[str, Proxy]  # "SQS", "DynamoDB" -> its proxy
     truststore: Path | None  # for the JVM, when Spring runs
 
     def url(self, service: str) -> str:
-        return f"https://127.0.0.1:{self.proxies[service].ready_info['port']}"
+        return self.proxies[service].url
 
     def bank_args(self) -> list[str]:
         """The fake bank's options: HTTPS, and a client certificate of our CA required."""
         return ["--tls-cert", str(self.pki.server_cert), "--tls-key", str(self.pki.server_key), "--tls-client-ca", str(self.pki.ca)]
 
     def handshakes(self) -> int:
-        return sum(handshakes(p) for p in self.proxies.values())
+        return sum(p.handshakes() for p in self.proxies.values())
 
     def consumer_env(self, kind: str, env: dict[str, str]) -> dict[str, str]:
         """`env` (a consumer's queue, table and plain endpoints) with every AWS call over TLS
@@ -110,31 +85,9 @@ class Tls:
                 f"-Djavax.net.ssl.trustStorePassword={TRUSTSTORE_PASSWORD}"]
 
 
-def start(manager: ProcessManager, directory: Path, aws_endpoints: dict[str, str], java: str | None) -> Tls:
-    """The CA and certificates in `directory`, a proxy per AWS service ({"SQS": plain URL,
-    ...}), and the JVM's trust store when `java` runs a consumer."""
-    pki = make_pki(directory)
-    proxies = {service: start_proxy(manager, f"tls-proxy-{service}", url, pki) for service, url in aws_endpoints.items()}
-    return Tls(pki, proxies, java_truststore(java, pki) if java else None)
-
-
-def _serve(target_port: int, cert: str, key: str) -> int:
-    stopping = threading.Event()
-    for signum in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(signum, lambda *_: stopping.set())
-    proxy = TlsProxy("127.0.0.1", target_port, Path(cert), Path(key))
-    announce_listening(proxy.port, None, url=proxy.url)
-    last = (0, 0)
-    while not stopping.wait(0.2):
-        now = (proxy.handshakes, proxy.refused)
-        if now != last:
-            print(json.dumps({"event": "handshakes", "handshakes": now[0], "refused": now[1]}), flush=True)
-            last = now
-    proxy.close()
-    return 0
-
-
-if __name__ == "__main__":
-    if len(sys.argv) != 5 or sys.argv[1] != "proxy":
-        raise SystemExit(__doc__)
-    sys.exit(_serve(int(sys.argv[2]), sys.argv[3], sys.argv[4]))
+def start(st: Stack, java: str | None) -> Tls:
+    """A TLS proxy in front of the stack's SQS and DynamoDB, with the stack's test CA, and the
+    JVM's trust store when `java` runs a consumer."""
+    aws = {"SQS": st.env["AWS_ENDPOINT_URL_SQS"], "DynamoDB": st.env["AWS_ENDPOINT_URL_DYNAMODB"]}
+    proxies = {service: st.proxy(f"tls-proxy-{service}", url, tls=True) for service, url in aws.items()}
+    return Tls(st.pki(), proxies, java_truststore(java, st.pki()) if java else None)
