@@ -92,11 +92,11 @@ refuse_services() {
   local line name version arch deb scripts offenders=()
   apt_get install -y -qq --no-install-recommends --download-only "$@" >/dev/null
   while read -r line; do
-    # Inst NAME (VERSION ARCHIVE [ARCH]); an upgrade has "[OLD-VERSION]" before the parenthesis.
+    # Inst NAME (VERSION ARCHIVE [ARCH]) ...; an upgrade has "[OLD-VERSION]" before the parenthesis.
     read -r _ name version _ <<<"$line"
     [ "${version:0:1}" = "(" ] || continue
     version=${version#(}
-    arch=$(sed -n 's/.*\[\([a-z0-9]*\)\])$/\1/p' <<<"$line")
+    arch=$(sed -n 's/^[^(]*([^)]*\[\([a-z0-9]*\)\]).*/\1/p' <<<"$line")
     deb=/var/cache/apt/archives/${name}_${version//:/%3a}_${arch}.deb
     [ -f "$deb" ] || { echo "install-deps: $deb not downloaded; cannot check $name" >&2; exit 1; }
     # tar fails when a package has no preinst or no postinst: what it found is still printed.
