@@ -101,7 +101,7 @@ refuse_services() {
     [ -f "$deb" ] || { echo "install-deps: $deb not downloaded; cannot check $name" >&2; exit 1; }
     # tar fails when a package has no preinst or no postinst: what it found is still printed.
     scripts=$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO --wildcards '*preinst' '*postinst' 2>/dev/null || true)
-    if grep -qE 'deb-systemd-(helper|invoke)|update-rc\.d|invoke-rc\.d' <<<"$scripts"; then
+    if grep -qE '^[^#]*(deb-systemd-(helper|invoke)|update-rc\.d|invoke-rc\.d)' <<<"$scripts"; then
       offenders+=("$name")
     fi
   done < <(apt-get install -s --no-install-recommends "$@" | grep '^Inst ')
