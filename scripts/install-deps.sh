@@ -25,7 +25,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # One at a time (make -j, CI's background compile): held on this script until it exits.
-exec 9<"$0"
+exec 9<scripts/install-deps.sh
 flock 9
 
 apt=()          # Debian packages
