@@ -157,15 +157,17 @@ fi
 # scripts enable and start the server: the package unpacked into a scratch directory (no
 # maintainer script runs) and its two Go binaries, which need only libc, kept in .tools/bin:
 # promtool, and prometheus for tools/dashboard_snapshot.py, which runs it in the foreground.
-# Unpacked again when Debian's version changes.
-if ((promtool)); then
+# Unpacked again when Debian's version changes; Debian's version is asked only when apt's
+# package lists changed since (apt-cache takes about 2 s).
+stamp=.tools/bin/promtool.version
+if ((promtool)) && { [ ! -x .tools/bin/promtool ] || [ /var/lib/apt/lists -nt "$stamp" ]; }; then
   candidate() { apt-cache policy prometheus 2>/dev/null | awk '$1 == "Candidate:" {print $2}'; }
   version=$(candidate)
   if [ -z "$version" ] || [ "$version" = "(none)" ]; then
     apt_get update -qq
     version=$(candidate)
   fi
-  if [ ! -x .tools/bin/promtool ] || [ "$(cat .tools/bin/promtool.version 2>/dev/null)" != "$version" ]; then
+  if [ ! -x .tools/bin/promtool ] || [ "$(cat "$stamp" 2>/dev/null)" != "$version" ]; then
     scratch=$(mktemp -d)
     # apt fetches as its sandbox user _apt when run as root: let it write here.
     [ "$(id -u)" -ne 0 ] || chown _apt "$scratch"
@@ -173,7 +175,7 @@ if ((promtool)); then
     dpkg-deb -x "$scratch"/prometheus_*.deb "$scratch/root"
     mkdir -p .tools/bin
     install -m 755 "$scratch/root/usr/bin/promtool" "$scratch/root/usr/bin/prometheus" .tools/bin/
-    echo "$version" >.tools/bin/promtool.version
     rm -rf "$scratch"
   fi
+  echo "$version" >"$stamp"
 fi
