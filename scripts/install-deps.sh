@@ -121,19 +121,20 @@ if ((${#missing[@]})); then
   apt_get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Each requirements file has its stamp in .venv; the changed ones are installed by one pip run.
+changed=()
 for name in $(printf '%s\n' "${requirements[@]}" | sort -u); do
-  file=requirements/$name.txt
-  stamp=.venv/.requirements-$name.sha256
-  want=$(sha256sum "$file" | cut -d' ' -f1)
+  [ "$(cat ".venv/.requirements-$name.sha256" 2>/dev/null)" = "$(sha256sum "requirements/$name.txt")" ] ||
+    changed+=("$name")
+done
+if ((${#changed[@]})); then
   if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
     .venv/bin/pip install -q --upgrade pip
   fi
-  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
-    .venv/bin/pip install -q -r "$file"
-    echo "$want" >"$stamp"
-  fi
-done
+  .venv/bin/pip install -q $(printf -- '-r requirements/%s.txt ' "${changed[@]}")
+  for name in "${changed[@]}"; do sha256sum "requirements/$name.txt" >".venv/.requirements-$name.sha256"; done
+fi
 
 # The other emulators of the conformance matrix and the bench: ElasticMQ's jars (Maven Central,
 # tools/elasticmq/pom.xml) into build/elasticmq, dynalite (npm, tools/dynalite) into its
