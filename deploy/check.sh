@@ -8,14 +8,16 @@
 #                        kubernetes-validate, and KEDA's CRDs (ScaledObject,
 #                        TriggerAuthentication) from KEDA's Go module; plus negative controls
 #   systemd unit         systemd-analyze verify (warnings fail too) and security --offline
-#   prometheus/alerts    promtool check rules + promtool test rules (Debian package prometheus)
+#   prometheus/alerts    promtool check rules + promtool test rules (.tools/bin/promtool, from
+#                        Debian's prometheus package, unpacked by scripts/install-deps.sh test
+#                        without installing the package, whose server it would enable)
 #   runtime image        tests/deploy (pytest): the image's file set run in a chroot, manifest
 #                        consistency, the consumer started with the manifests' settings
 # Needs the dev build (the chroot and consumer tests run build/dev's binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The newest kubeconform that Debian 12's Go (1.19, golang-go from scripts/install-deps.sh) builds:
+# The newest kubeconform that Debian 12's Go (1.19, golang-go, scripts/install-deps.sh test) builds:
 # v0.7.0's JSON-schema library needs Go 1.21's standard `slices` package.
 KUBECONFORM_VERSION=v0.6.7
 KEDA_MODULE=github.com/kedacore/keda/v2
@@ -25,6 +27,9 @@ KEDA_VERSION=v2.21.0
 KUBERNETES_VERSIONS=(1.30.0 1.37.0)
 
 tools=$PWD/.tools
+# promtool here and in tests/deploy: the one scripts/install-deps.sh put in .tools/bin.
+[ -x "$tools/bin/promtool" ] || { echo "deploy-check: $tools/bin/promtool is missing: scripts/install-deps.sh test" >&2; exit 1; }
+export PATH="$tools/bin:$PATH"
 # The Go on PATH builds, never one it would download (Go 1.21 and later fetch the toolchain a
 # go.mod asks for; 1.19 ignores the variable).
 export GOTOOLCHAIN=local

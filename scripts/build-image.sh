@@ -18,7 +18,11 @@ cd "$(dirname "$0")/.."
 out=${IC_IMAGE_DIR:-build/image}
 binary=${IC_IMAGE_BINARY:-}
 if [ -z "$binary" ]; then
-  cmake --preset release >/dev/null
+  # The release build's benchmarks need what make image does not install (google-benchmark,
+  # libmicrohttpd): off unless that build already has them (make release-build turns them on).
+  bench=OFF
+  grep -qx 'IC_BUILD_BENCH:BOOL=ON' build/release/CMakeCache.txt 2>/dev/null && bench=ON
+  cmake --preset release -DIC_BUILD_BENCH=$bench >/dev/null
   cmake --build --preset release -j "${JOBS:-$(nproc)}" --target charge-recovery
   binary=build/release/src/app/charge-recovery
 fi
@@ -80,7 +84,7 @@ syft=$(command -v .venv/bin/syft || command -v syft || true)
 if [ -n "$syft" ]; then
   "$syft" scan "oci-dir:$layout" -q -o "spdx-json=$out/sbom.syft.spdx.json"
 else
-  echo "build-image: no syft (requirements.txt installs it into .venv); only tools/image_sbom.py's SBOM" >&2
+  echo "build-image: no syft (requirements/image.txt installs it into .venv); only tools/image_sbom.py's SBOM" >&2
 fi
 .venv/bin/python - "$out" "$layout" "$tag" <<'PY'
 import json, sys
