@@ -24,12 +24,13 @@ from tools.local_stack.charge_recovery import Consumer
 IMAGE_DIR = Path(os.environ.get("IC_IMAGE_DIR", REPO_ROOT / "build" / "image"))
 ARCHIVE = IMAGE_DIR / "charge-recovery.oci.tar"
 
-pytestmark = pytest.mark.skipif(not ARCHIVE.is_file() or shutil.which("umoci") is None,
-                                reason=f"no image at {ARCHIVE} (make image) or no umoci")
 
 
 @pytest.fixture(scope="module")
 def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    # Run by `make image-test`, which builds both; a missing one is a failure, never a skip.
+    assert ARCHIVE.is_file(), f"no image at {ARCHIVE}: make image-test builds it"
+    assert shutil.which("umoci") is not None, "no umoci: scripts/install-deps.sh image installs it"
     work = tmp_path_factory.mktemp("image")
     with tarfile.open(ARCHIVE) as archive:
         # The "data" filter (no absolute paths, links out or devices) where this Python has it.
