@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <utility>
 
 namespace ic::app {
@@ -44,6 +45,12 @@ void Liveness::failing(std::string reason, Millis bound, std::function<void()> e
     }
     if (overran) run_guarded("watchdog", observer_, exit);
   });
+}
+
+void exit_overran(observability::Logger& log, Millis bound, Millis log_flush) {
+  log.error("stop after a receiver failure overran; exiting", {{"boundMs", bound.count()}});
+  (void)log.flush(log_flush);
+  std::quick_exit(1);
 }
 
 }  // namespace ic::app

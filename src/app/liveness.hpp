@@ -6,7 +6,7 @@
 //
 //   Liveness live(heartbeat, loop_clock, settings.loop_stall);
 //   admin.set_liveness_check([&] { return live.check(); });
-//   live.failing("a receiver died", grace + 5s, [] { std::quick_exit(1); });
+//   live.failing("a receiver died", grace + 5s, [&] { exit_overran(log, grace + 5s, 1s); });
 #pragma once
 
 #include <functional>
@@ -18,6 +18,7 @@
 #include "core/time.hpp"
 #include "event/loop_heartbeat.hpp"
 #include "observability/admin_server.hpp"
+#include "observability/json_log.hpp"
 
 namespace ic::app {
 
@@ -49,5 +50,11 @@ class Liveness {
   std::string failure_ GUARDED_BY(mutex_);
   std::thread watchdog_;  // started by failing(), joined by the destructor
 };
+
+// The `exit` of failing() for `run`: logs that the stop overran `bound`, gives the logger's
+// writer at most `log_flush` to write that line (quick_exit runs no destructor, so it would be
+// lost with whatever else is queued; bounded, so a log reader that stopped cannot hold the
+// exit), and ends the process with status 1.
+[[noreturn]] void exit_overran(observability::Logger& log, Millis bound, Millis log_flush);
 
 }  // namespace ic::app

@@ -2,7 +2,6 @@
 #include <signal.h>
 
 #include <atomic>
-#include <cstdlib>
 #include <optional>
 #include <thread>
 
@@ -46,6 +45,8 @@ using namespace std::chrono_literals;
 constexpr Millis kLoopHeartbeat{250};
 // After a receiver died: what the stop may take beyond the grace before the process just ends.
 constexpr Millis kFailureExitMargin{3000};
+// How long that exit waits for its last log lines to be written.
+constexpr Millis kExitLogFlush{1000};
 
 // The producer's W3C `traceparent` message attribute when valid, else the X-Ray AWSTraceHeader
 // SQS sets (docs/design.md §5); a malformed one is ignored, never a reason to fail a charge.
@@ -187,11 +188,8 @@ int run_consumer(const RunSettings& settings, const aws::EnvLookup& env,
        // ends (exit 1) within the grace and a margin even if one never finishes.
        .on_failure =
            [&liveness, &log, bound = Millis{settings.shutdown_grace} + kFailureExitMargin] {
-             liveness.failing("a receiver died; the consumer is stopping", bound, [&log, bound] {
-               log.error("stop after a receiver failure overran; exiting",
-                         {{"boundMs", bound.count()}});
-               std::quick_exit(1);
-             });
+             liveness.failing("a receiver died; the consumer is stopping", bound,
+                              [&log, bound] { exit_overran(log, bound, kExitLogFlush); });
            }},
       &telemetry.listener);
   std::atomic<bool> signalled{false};

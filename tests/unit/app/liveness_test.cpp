@@ -7,8 +7,11 @@
 
 #include <atomic>
 #include <memory>
+#include <string_view>
+#include <thread>
 
 #include "event/event_loop.hpp"
+#include "observability/json_log.hpp"
 #include "testing/clocks.hpp"
 #include "testing/listener_support.hpp"
 
@@ -62,6 +65,30 @@ TEST_F(LivenessTest, AStopThatEndsInTimeDisarmsTheExit) {
     live.failing("a receiver died", 1h, [&] { ++exits; });
   }  // destroyed at once: joins its watchdog without running the exit
   EXPECT_EQ(exits.load(), 0);
+}
+
+// In a child process (gtest's death tests): quick_exit ends the process. "threadsafe" re-runs
+// the test binary for the child, as the logger's writer is a thread.
+TEST(ExitOverran, WritesWhyToStderrBeforeEndingTheProcess) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        observability::Logger log(observability::LogLevel::Info);
+        exit_overran(log, 35s, 1s);
+      },
+      ::testing::ExitedWithCode(1), "stop after a receiver failure overran; exiting.*35000");
+}
+
+TEST(ExitOverran, EndsTheProcessEvenWhenTheLogIsNotRead) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  EXPECT_EXIT(
+      {
+        observability::Logger log(observability::LogLevel::Info, [](std::string_view) {
+          for (;;) std::this_thread::sleep_for(1h);  // a log reader that stopped
+        });
+        exit_overran(log, 35s, 50ms);
+      },
+      ::testing::ExitedWithCode(1), "");
 }
 
 }  // namespace
