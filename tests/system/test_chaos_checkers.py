@@ -378,6 +378,25 @@ def test_c9_catches_a_retry_before_retry_after() -> None:
     assert only_failure(run) == "C9"
 
 
+def test_c9_binds_the_answered_process_and_message_not_another_process_s_copy() -> None:
+    """The not-before is per process (docs/design.md, "Retry-After"): c1.0 got the 429 through
+    message m-CHG-A; c2.0 debiting another copy 2 s later is counted, not a violation; c1.0
+    retrying, or anyone retrying m-CHG-A, that soon is."""
+    def run_with(consumer: str, message: str) -> Run:
+        run = clean_run()
+        for i, e in enumerate(run.events):
+            if e["chargeId"] == "CHG-A" and e["type"] == "bank" and e["t"] == 100.1:
+                run.events[i] = bank(100.1, "CHG-A", "throttled", 429, retryAfter="3")
+            if e["chargeId"] == "CHG-A" and e["type"] == "claim" and e["t"] == 102.0:
+                run.events[i] = claim(102.0, "CHG-A", "ta2", 2, consumer=consumer, message=message)
+        return run
+    other_copy = verdicts(run_with("c2.0", "m2"))["C9"]
+    assert other_copy.asserted and other_copy.ok
+    assert other_copy.counts["otherProcessEarly"] == 1 and other_copy.counts["retried"] == 0
+    assert only_failure(run_with("c1.0", "m2")) == "C9"
+    assert only_failure(run_with("c2.0", "m-CHG-A")) == "C9"
+
+
 def test_circuit_transitions_and_bank_arrival_times_become_events() -> None:
     events = consumer_events([
         {"ts": "2026-12-01T03:00:10.500Z", "msg": "circuit opened", "dependency": "debit"},

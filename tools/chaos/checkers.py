@@ -35,7 +35,8 @@ Long outages (issue 22), asserted only on runs whose nemesis had one:
   opening (admitted before it).
 - C8 drained within recovery_bound_seconds() after the outage ended.
 - C9 Retry-After honoured: a charge answered 429/503 with Retry-After N is not tried again
-  before N seconds (asserted on any run that saw such an answer).
+  before N seconds by the process that got the answer, nor through the message that got it
+  (asserted on any run that saw such an answer; another process's copy is counted apart).
 - CR reconcile agrees: `charge-recovery reconcile` of the bank's export against the table
   reports exactly the discrepancies the run legitimately leaves, and no other: a debit whose
   record the store lost in a wipe (DEBITED_NOT_RECORDED, the ledger speaks for it, as in C2)
@@ -499,28 +500,49 @@ def c8_drain_after_recovery(run: Run) -> CheckResult:
     return CheckResult("C8", drain <= bound, detail, counts={"drainSeconds": round(drain, 1), "bound": round(bound, 1)})
 
 
+def _claimant(claims: list[Event], at: float) -> tuple[str, str] | None:
+    """(consumer, messageId) of the last ACQUIRED claim of a charge at or just before a bank
+    attempt at `at` (the claim precedes its debit by milliseconds), or None."""
+    before = [c for c in claims if c["t"] <= at + 0.05]
+    return (before[-1]["consumer"], before[-1]["messageId"]) if before else None
+
+
 def c9_retry_after_honoured(run: Run) -> CheckResult:
-    """After a 429/503 carrying `Retry-After: N` (delta-seconds), the same charge's next attempt
-    arrives no sooner than N seconds later."""
+    """After a 429/503 carrying `Retry-After: N` (delta-seconds), the charge's next attempt by
+    the process that got the answer, or through the message that got it, arrives no sooner than
+    N seconds later. The not-before is the process's (docs/design.md, "Retry-After"): another
+    process's copy of the same charge is not bound by it, and is counted apart."""
     answered = [e for e in run.of_type("bank") if str(e.get("retryAfter", "")).isdigit()]
     if not answered:
         return _na("C9", "no Retry-After answered in this run")
     by_charge: dict[str, list[Event]] = defaultdict(list)
     for e in run.of_type("bank"):
         by_charge[e["chargeId"]].append(e)
+    claims: dict[str, list[Event]] = defaultdict(list)
+    for c in sorted(run.of_type("claim"), key=lambda c: c["t"]):
+        if c.get("outcome") == "ACQUIRED":
+            claims[c["chargeId"]].append(c)
     early: list[str] = []
     gaps: list[float] = []
+    elsewhere = 0
     for e in answered:
+        answered_by = _claimant(claims[e["chargeId"]], e.get("start", e["t"]))
         later = sorted((x for x in by_charge[e["chargeId"]] if x.get("start", x["t"]) > e.get("start", e["t"])),
                        key=lambda x: x.get("start", x["t"]))
-        if not later:
-            continue
-        gap = later[0].get("start", later[0]["t"]) - e["t"]  # from the answer to the next arrival
-        gaps.append(gap)
-        if gap < int(e["retryAfter"]):
-            early.append(f"{e['chargeId']}: retried {gap:.2f} s after Retry-After: {e['retryAfter']}")
-    counts = {"answered": len(answered), "retried": len(gaps), "minGap": round(min(gaps), 2) if gaps else None}
-    detail = f"{len(answered)} answers with Retry-After, {len(gaps)} retried, shortest gap {counts['minGap']} s"
+        for x in later:
+            gap = x.get("start", x["t"]) - e["t"]  # from the answer to the next arrival
+            by = _claimant(claims[e["chargeId"]], x.get("start", x["t"]))
+            if answered_by and by and by[0] != answered_by[0] and by[1] != answered_by[1]:
+                elsewhere += gap < int(e["retryAfter"])
+                continue  # another process's copy: not bound by this process's not-before
+            gaps.append(gap)
+            if gap < int(e["retryAfter"]):
+                early.append(f"{e['chargeId']}: retried {gap:.2f} s after Retry-After: {e['retryAfter']}")
+            break
+    counts = {"answered": len(answered), "retried": len(gaps), "minGap": round(min(gaps), 2) if gaps else None,
+              "otherProcessEarly": elsewhere}
+    detail = (f"{len(answered)} answers with Retry-After, {len(gaps)} retried by the same process or message, "
+              f"shortest gap {counts['minGap']} s; {elsewhere} earlier by another process's copy")
     return CheckResult("C9", not early, detail if not early else f"{detail}; {early[:3]}", counts=counts)
 
 
