@@ -273,6 +273,12 @@ def test_c5_catches_a_slow_or_missing_drain() -> None:
     assert only_failure(run) == "C5"
     assert checkers.drain_bound_seconds(4, 1, 0) == pytest.approx(2 * 4 + 2 + 10 + 10)
     assert checkers.drain_bound_seconds(4, 100, 0) == pytest.approx(2 * 4 + 300 + 10 + 10)
+    # A failed DLQ forward hides its message 30 s (a dead-lettering during a credentials outage).
+    assert checkers.drain_bound_seconds(4, 1, 0, dlq_forward_failed=True) == pytest.approx(2 * 4 + 30 + 10 + 10)
+    assert checkers.drain_bound_seconds(4, 100, 0, dlq_forward_failed=True) == pytest.approx(2 * 4 + 300 + 10 + 10)
+    (failed,) = consumer_events([{"ts": "2026-12-01T03:00:10.500Z", "msg": "DLQ forward failed; message kept for retry",
+                                  "messageId": "m1", "code": "CredentialsUnavailable"}], "c1.0")
+    assert (failed["type"], failed["messageId"]) == ("dlq_failed", "m1")
 
 
 def test_consumer_log_lines_become_events_in_true_time() -> None:

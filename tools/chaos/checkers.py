@@ -612,12 +612,21 @@ def check_all(run: Run) -> list[CheckResult]:
     return [checker(run) for checker in CHECKERS]
 
 
-def drain_bound_seconds(lease_s: float, max_receive_count: int, skew_ms: int, bank_timeout_s: float = 10.0) -> float:
+# How long a message whose DLQ forward failed stays hidden (ListenerConfig::dlq_failure_retry).
+DLQ_FAILURE_RETRY_S = 30.0
+
+
+def drain_bound_seconds(lease_s: float, max_receive_count: int, skew_ms: int, bank_timeout_s: float = 10.0,
+                        dlq_forward_failed: bool = False) -> float:
     """What C5 allows after the last fault: a message hidden by its visibility (one lease), a
-    claim whose holder died (one lease), the longest retry backoff its receive count reached
-    (2 s x 2^(n-1), capped at 300 s), a bank call in flight (its timeout), the skew (a skewed
-    holder's lease looks that much longer), and 10 s of polling and batching slack."""
+    claim whose holder died (one lease), the longest retry delay it got — the backoff its
+    receive count reached (2 s x 2^(n-1), capped at 300 s), or 30 s after a failed DLQ forward
+    (a dead-lettering during a credentials or SQS outage) — a bank call in flight (its timeout),
+    the skew (a skewed holder's lease looks that much longer), and 10 s of polling and batching
+    slack."""
     backoff = min(300.0, 2.0 * 2 ** max(0, max_receive_count - 1))
+    if dlq_forward_failed:
+        backoff = max(backoff, DLQ_FAILURE_RETRY_S)
     return 2 * lease_s + backoff + bank_timeout_s + abs(skew_ms) / 1000 + 10.0
 
 

@@ -101,6 +101,8 @@ def consumer_events(lines: Iterable[Event], consumer: str, offset_ms: int = 0) -
                         "ambiguous": bool(line.get("ambiguous"))})
         elif msg == "dead-lettering":
             out.append({**base, "type": "dlq", **ids, "reason": line.get("failureReason")})
+        elif msg == "DLQ forward failed; message kept for retry":
+            out.append({**base, "type": "dlq_failed", **ids, "code": line.get("code")})
         elif msg in CIRCUIT_TRANSITIONS and isinstance(line.get("dependency"), str):
             out.append({**base, "type": "circuit", "dependency": line["dependency"], "to": CIRCUIT_TRANSITIONS[msg]})
         elif msg in ("consumer started", "stopping", "consumer stopped"):
